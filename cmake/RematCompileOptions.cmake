@@ -1,0 +1,22 @@
+# Warnings, sanitizers and the compiler cache, applied to every project target.
+find_program(REMAT_CCACHE ccache)
+if(REMAT_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${REMAT_CCACHE})
+  set(CMAKE_C_COMPILER_LAUNCHER ${REMAT_CCACHE})
+endif()
+
+add_library(remat_warnings INTERFACE)
+target_compile_options(remat_warnings INTERFACE
+  -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
+
+if(REMAT_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# Which linker to use: lld links the test binaries far faster than bfd.
+find_program(REMAT_LLD ld.lld)
+if(REMAT_LLD AND NOT REMAT_SANITIZE)
+  add_link_options(-fuse-ld=lld)
+endif()

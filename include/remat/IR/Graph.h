@@ -1,0 +1,124 @@
+//===- Graph.h - A dataflow graph and its schedule ---------------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A graph owns its ops, in schedule order, and their result values. It also
+/// records which values are inputs (fed data), parameters (trainable), outputs
+/// (the loss first) and members of named collections such as `checkpoints`.
+///
+/// Ops and values carry dense ids that never change and are never reused within
+/// a graph, so analyses keep side tables in vectors of size `opIdBound()` or
+/// `valueIdBound()` instead of hash maps.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_IR_GRAPH_H
+#define REMAT_IR_GRAPH_H
+
+#include "remat/IR/Op.h"
+#include "remat/IR/Value.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/ilist.h"
+
+#include <string>
+#include <vector>
+
+namespace remat {
+
+/// A named list of values, such as `checkpoints`.
+struct Collection {
+  std::string name;
+  std::vector<Value *> values;
+};
+
+class Graph {
+public:
+  using OpList = llvm::iplist<Op>;
+
+  explicit Graph(std::string name = "main") : name_(std::move(name)) {}
+  Graph(const Graph &) = delete;
+  Graph &operator=(const Graph &) = delete;
+  ~Graph();
+
+  llvm::StringRef name() const { return name_; }
+  void setName(std::string name) { name_ = std::move(name); }
+  /// The file the graph was read from, for messages; empty if built in memory.
+  llvm::StringRef sourceName() const { return sourceName_; }
+  void setSourceName(std::string name) { sourceName_ = std::move(name); }
+
+  // The schedule.
+  OpList &ops() { return ops_; }
+  const OpList &ops() const { return ops_; }
+  size_t numOps() const { return ops_.size(); }
+
+  /// Creates an op of kind `def` before `insertBefore` (at the end when null).
+  /// Result types are taken as given; the Builder infers them. Result names are
+  /// made unique (see `uniqueName`); an empty name becomes `<kind>`-based.
+  Op *createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
+               AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+               llvm::ArrayRef<std::string> resultNames = {},
+               Op *insertBefore = nullptr);
+  /// Removes and deletes `op`. Its results must be unused, not outputs and not
+  /// in a collection, and no op may name it as a control dependency.
+  void erase(Op *op);
+  /// Moves `op` before `before` in the schedule (to the end when null).
+  void moveBefore(Op *op, Op *before);
+  /// Replaces the schedule by `order`, which must be a permutation of the ops.
+  void setSchedule(llvm::ArrayRef<Op *> order);
+
+  // Inputs, parameters, outputs and collections.
+  /// Results of `input` ops, in creation order.
+  llvm::ArrayRef<Value *> inputs() const { return inputs_; }
+  /// Results of `param` ops, in creation order.
+  llvm::ArrayRef<Value *> params() const { return params_; }
+  /// Graph outputs; by convention the first is the scalar loss.
+  llvm::ArrayRef<Value *> outputs() const { return outputs_; }
+  void addOutput(Value *value) { outputs_.push_back(value); }
+  void setOutputs(std::vector<Value *> outputs) { outputs_ = std::move(outputs); }
+  /// Named collections, in the order they were first added to. Graphs have a
+  /// handful, so lookups by name scan this list.
+  llvm::ArrayRef<Collection> collections() const { return collections_; }
+  /// Members of collection `name`; empty if there is no such collection.
+  llvm::ArrayRef<Value *> collection(llvm::StringRef name) const;
+  /// Appends `value` to collection `name`, creating it if needed.
+  void addToCollection(llvm::StringRef name, Value *value);
+
+  // Names.
+  /// The value named `name`, or null.
+  Value *lookupValue(llvm::StringRef name) const;
+  /// `base` if no value has that name, else `base.N` for the smallest free N
+  /// tried so far; amortised O(1).
+  std::string uniqueName(llvm::StringRef base);
+  /// Renames `value`; false (and no change) if another value has the name.
+  bool renameValue(Value *value, llvm::StringRef name);
+
+  /// Makes every reader of `from` (operands, outputs, collections) read `to`.
+  void replaceAllUsesWith(Value *from, Value *to);
+
+  /// One past the largest op id ever handed out.
+  unsigned opIdBound() const { return nextOpId_; }
+  /// One past the largest value id ever handed out.
+  unsigned valueIdBound() const { return nextValueId_; }
+
+private:
+  std::string name_;
+  std::string sourceName_;
+  OpList ops_;
+  std::vector<Value *> inputs_;
+  std::vector<Value *> params_;
+  std::vector<Value *> outputs_;
+  std::vector<Collection> collections_;
+  llvm::StringMap<Value *> valuesByName_;
+  llvm::StringMap<unsigned> nextSuffix_;
+  unsigned nextOpId_ = 0;
+  unsigned nextValueId_ = 0;
+};
+
+} // namespace remat
+
+#endif // REMAT_IR_GRAPH_H

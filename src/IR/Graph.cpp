@@ -1,0 +1,143 @@
+//===- Graph.cpp - A dataflow graph and its schedule ------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/IR/Graph.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace remat {
+
+Graph::~Graph() {
+  for (Op &op : ops_)
+    op.dropAllReferences();
+  ops_.clear();
+}
+
+Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
+                    AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+                    llvm::ArrayRef<std::string> resultNames,
+                    Op *insertBefore) {
+  assert((resultNames.empty() || resultNames.size() == resultTypes.size()) &&
+         "one name per result, or none");
+  Op *op = new Op(this, &def, nextOpId_++, resultTypes.size());
+  for (unsigned i = 0, e = resultTypes.size(); i < e; ++i) {
+    Value &result = op->results_[i];
+    llvm::StringRef base = resultNames.empty() ? llvm::StringRef() : resultNames[i];
+    result.name_ = uniqueName(base.empty() ? llvm::StringRef(def.name) : base);
+    result.type_ = resultTypes[i];
+    result.producer_ = op;
+    result.resultIndex_ = i;
+    result.id_ = nextValueId_++;
+    valuesByName_[result.name_] = &result;
+  }
+  op->operands_.assign(operands.begin(), operands.end());
+  for (unsigned i = 0, e = operands.size(); i < e; ++i)
+    operands[i]->addUse(op, i);
+  op->attrs_ = std::move(attrs);
+  if (insertBefore)
+    ops_.insert(insertBefore->getIterator(), op);
+  else
+    ops_.push_back(op);
+  if (def.name == "input")
+    inputs_.push_back(op->result());
+  else if (def.name == "param")
+    params_.push_back(op->result());
+  return op;
+}
+
+void Graph::erase(Op *op) {
+  assert(op->graph_ == this && "op of another graph");
+  assert(op->controlUsers_.empty() && "erasing an op others depend on");
+  for (unsigned i = 0; i < op->numResults_; ++i) {
+    Value *result = op->result(i);
+    assert(!result->hasUses() && "erasing an op whose results are used");
+    assert(!llvm::is_contained(outputs_, result) && "erasing a graph output");
+    valuesByName_.erase(result->name_);
+  }
+  if (op->kind() == "input")
+    inputs_.erase(llvm::find(inputs_, op->result()));
+  else if (op->kind() == "param")
+    params_.erase(llvm::find(params_, op->result()));
+  op->dropAllReferences();
+  ops_.erase(op->getIterator());
+}
+
+void Graph::moveBefore(Op *op, Op *before) {
+  ops_.remove(op->getIterator());
+  if (before)
+    ops_.insert(before->getIterator(), op);
+  else
+    ops_.push_back(op);
+}
+
+void Graph::setSchedule(llvm::ArrayRef<Op *> order) {
+  assert(order.size() == ops_.size() && "schedule is not a permutation");
+  for (Op *op : order)
+    ops_.remove(op->getIterator());
+  assert(ops_.empty() && "schedule is not a permutation");
+  for (Op *op : order)
+    ops_.push_back(op);
+}
+
+llvm::ArrayRef<Value *> Graph::collection(llvm::StringRef name) const {
+  for (const Collection &c : collections_)
+    if (c.name == name)
+      return c.values;
+  return {};
+}
+
+void Graph::addToCollection(llvm::StringRef name, Value *value) {
+  for (Collection &c : collections_)
+    if (c.name == name) {
+      c.values.push_back(value);
+      return;
+    }
+  collections_.push_back({name.str(), {value}});
+}
+
+Value *Graph::lookupValue(llvm::StringRef name) const {
+  return valuesByName_.lookup(name);
+}
+
+std::string Graph::uniqueName(llvm::StringRef base) {
+  if (!valuesByName_.count(base))
+    return base.str();
+  unsigned &suffix = nextSuffix_[base];
+  std::string candidate;
+  do
+    candidate = fmt::format("{}.{}", base.str(), ++suffix);
+  while (valuesByName_.count(candidate));
+  return candidate;
+}
+
+bool Graph::renameValue(Value *value, llvm::StringRef name) {
+  if (value->name_ == name)
+    return true;
+  if (valuesByName_.count(name))
+    return false;
+  valuesByName_.erase(value->name_);
+  value->name_ = name.str();
+  valuesByName_[value->name_] = value;
+  return true;
+}
+
+void Graph::replaceAllUsesWith(Value *from, Value *to) {
+  assert(from != to && "replacing a value by itself");
+  while (from->hasUses()) {
+    Use use = from->uses().back();
+    use.user->setOperand(use.operandIndex, to);
+  }
+  std::replace(outputs_.begin(), outputs_.end(), from, to);
+  for (Collection &c : collections_)
+    std::replace(c.values.begin(), c.values.end(), from, to);
+}
+
+} // namespace remat

@@ -1,0 +1,103 @@
+//===- Op.cpp - Ops and values ----------------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/IR/Op.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+
+namespace remat {
+
+void Value::addUse(Op *user, unsigned operandIndex) {
+  uses_.push_back({user, operandIndex});
+}
+
+void Value::removeUse(Op *user, unsigned operandIndex) {
+  auto it = llvm::find(uses_, Use{user, operandIndex});
+  assert(it != uses_.end() && "use list out of step with operands");
+  // Order of uses carries no meaning: swap with the last to erase in O(1).
+  *it = uses_.back();
+  uses_.pop_back();
+}
+
+Op::Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults)
+    : graph_(graph), def_(def), id_(id), numResults_(numResults),
+      results_(new Value[numResults]) {}
+
+Op::~Op() { assert(operands_.empty() && "delete an op through Graph::erase"); }
+
+void Op::setOperand(unsigned i, Value *value) {
+  operands_[i]->removeUse(this, i);
+  operands_[i] = value;
+  value->addUse(this, i);
+}
+
+llvm::SmallVector<Value *, 2> Op::results() const {
+  llvm::SmallVector<Value *, 2> values;
+  for (unsigned i = 0; i < numResults_; ++i)
+    values.push_back(&results_[i]);
+  return values;
+}
+
+llvm::SmallVector<Type, 4> Op::operandTypes() const {
+  llvm::SmallVector<Type, 4> types;
+  for (Value *operand : operands_)
+    types.push_back(operand->type());
+  return types;
+}
+
+llvm::SmallVector<Type, 2> Op::resultTypes() const {
+  llvm::SmallVector<Type, 2> types;
+  for (unsigned i = 0; i < numResults_; ++i)
+    types.push_back(results_[i].type());
+  return types;
+}
+
+void Op::setAttr(llvm::StringRef name, Attribute value) {
+  for (NamedAttr &attr : attrs_)
+    if (attr.name == name) {
+      attr.value = std::move(value);
+      return;
+    }
+  attrs_.push_back({name.str(), std::move(value)});
+}
+
+void Op::addControlDep(Op *dep) {
+  if (llvm::is_contained(controlDeps_, dep))
+    return;
+  controlDeps_.push_back(dep);
+  dep->controlUsers_.push_back(this);
+}
+
+void Op::removeControlDep(Op *dep) {
+  auto it = llvm::find(controlDeps_, dep);
+  if (it == controlDeps_.end())
+    return;
+  controlDeps_.erase(it);
+  dep->controlUsers_.erase(llvm::find(dep->controlUsers_, this));
+}
+
+void Op::dropAllReferences() {
+  for (unsigned i = 0, e = operands_.size(); i < e; ++i)
+    operands_[i]->removeUse(this, i);
+  operands_.clear();
+  while (!controlDeps_.empty())
+    removeControlDep(controlDeps_.back());
+}
+
+std::string Op::describe() const {
+  std::string names;
+  for (unsigned i = 0; i < numResults_; ++i)
+    names += fmt::format("{}%{}", i ? ", " : "", results_[i].name().str());
+  if (numResults_ == 0)
+    return kind().str();
+  return fmt::format("{} = {}", names, kind().str());
+}
+
+} // namespace remat
