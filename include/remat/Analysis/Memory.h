@@ -1,0 +1,62 @@
+//===- Memory.h - Liveness and memory simulation of a schedule ---*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Simulates the memory of a graph's schedule under the memory model of
+/// docs/memory-model.md: a value occupies numel x sizeof(dtype) bytes from the
+/// step its producer runs to the step its last reader runs; views alias their
+/// operand and extend its lifetime; inputs, params and outputs live throughout.
+/// Linear in ops + edges.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_ANALYSIS_MEMORY_H
+#define REMAT_ANALYSIS_MEMORY_H
+
+#include <cstdint>
+#include <vector>
+
+namespace remat {
+
+class Graph;
+class Op;
+class Value;
+
+/// What the live bytes at one step are made of.
+struct MemoryBreakdown {
+  int64_t params = 0;
+  /// Storage of values that are gradients of params (graph outputs named
+  /// after a param, see docs/memory-model.md); zero on a forward graph.
+  int64_t paramGrads = 0;
+  int64_t inputs = 0;
+  /// Everything else: activations and temporaries.
+  int64_t activations = 0;
+
+  int64_t total() const { return params + paramGrads + inputs + activations; }
+};
+
+/// The result of simulating a schedule.
+struct MemoryProfile {
+  /// Maximum over steps of the live bytes.
+  int64_t peakBytes = 0;
+  /// Index in the schedule of the first step that reaches the peak; -1 for an
+  /// empty graph.
+  int64_t peakStep = -1;
+  /// Values whose storage is live at the peak step, in schedule order of
+  /// their producers (views are represented by the value owning the storage).
+  std::vector<const Value *> liveAtPeak;
+  /// Live bytes at every step of the schedule.
+  std::vector<int64_t> timeline;
+  /// The split of `peakBytes`.
+  MemoryBreakdown peakBreakdown;
+};
+
+/// Simulates the memory of `graph`'s schedule. The graph must be verified.
+MemoryProfile simulateMemory(const Graph &graph);
+
+} // namespace remat
+
+#endif // REMAT_ANALYSIS_MEMORY_H
