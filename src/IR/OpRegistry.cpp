@@ -70,6 +70,7 @@ void registerAllOps(OpRegistry &registry) {
   registerMatmulOps(registry);
   registerShapeOps(registry);
   registerReductionOps(registry);
+  registerSoftmaxOps(registry);
   registerNormalizationOps(registry);
   registerConvolutionOps(registry);
   registerPoolingOps(registry);

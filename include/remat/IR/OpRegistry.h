@@ -165,6 +165,7 @@ void registerElementwiseOps(OpRegistry &registry);
 void registerMatmulOps(OpRegistry &registry);
 void registerShapeOps(OpRegistry &registry);
 void registerReductionOps(OpRegistry &registry);
+void registerSoftmaxOps(OpRegistry &registry);
 void registerNormalizationOps(OpRegistry &registry);
 void registerConvolutionOps(OpRegistry &registry);
 void registerPoolingOps(OpRegistry &registry);
