@@ -16,3 +16,6 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/rematConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/rematConfig.cmake
               ${PROJECT_BINARY_DIR}/rematConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/remat)
+
+# Users compile remat's headers with at least the standard remat is built with.
+target_compile_features(remat PUBLIC cxx_std_20)

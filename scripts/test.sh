@@ -15,3 +15,18 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_SANITIZE=ON \
   -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
 ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
+
+# The text IR parser under libFuzzer (clang, ASan+UBSan) for a minute, over a
+# scratch copy of its seed corpus: tests/malformed plus a few valid graphs. A
+# crash, a sanitizer report or a broken round trip fails the script; the input
+# is saved as build-fuzz/crash-*.
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang \
+  -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DREMAT_BUILD_FUZZERS=ON -DREMAT_BUILD_TESTS=ON \
+  -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build build-fuzz -j "$jobs" --target remat-parser-fuzzer
+fuzz_corpus=$(mktemp -d)
+cp tests/malformed/*.remat tests/fuzz/corpus/*.remat "$fuzz_corpus"/
+build-fuzz/tests/fuzz/remat-parser-fuzzer -max_total_time=60 -timeout=10 \
+  -dict=tests/fuzz/text-ir.dict -artifact_prefix=build-fuzz/ "$fuzz_corpus"
+rm -rf "$fuzz_corpus"

@@ -16,7 +16,9 @@
 namespace remat {
 
 Graph::~Graph() {
-  for (Op &op : ops_)
+  // Latest first: each op then holds the last uses of its operands, which
+  // Value::removeUse finds first.
+  for (Op &op : llvm::reverse(ops_))
     op.dropAllReferences();
   ops_.clear();
 }

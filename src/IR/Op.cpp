@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 
 namespace remat {
@@ -19,10 +20,13 @@ void Value::addUse(Op *user, unsigned operandIndex) {
 }
 
 void Value::removeUse(Op *user, unsigned operandIndex) {
-  auto it = llvm::find(uses_, Use{user, operandIndex});
-  assert(it != uses_.end() && "use list out of step with operands");
+  // Searched from the back: replaceAllUsesWith takes the last use, and users
+  // erased in reverse schedule order hold the last uses, so both stay linear
+  // in the fan-out instead of quadratic.
+  auto rit = std::find(uses_.rbegin(), uses_.rend(), Use{user, operandIndex});
+  assert(rit != uses_.rend() && "use list out of step with operands");
   // Order of uses carries no meaning: swap with the last to erase in O(1).
-  *it = uses_.back();
+  *rit = uses_.back();
   uses_.pop_back();
 }
 
@@ -84,7 +88,8 @@ void Op::removeControlDep(Op *dep) {
 }
 
 void Op::dropAllReferences() {
-  for (unsigned i = 0, e = operands_.size(); i < e; ++i)
+  // Last operand first, to match the back-first search of removeUse.
+  for (unsigned i = operands_.size(); i-- > 0;)
     operands_[i]->removeUse(this, i);
   operands_.clear();
   while (!controlDeps_.empty())

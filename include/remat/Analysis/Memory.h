@@ -57,6 +57,25 @@ struct MemoryProfile {
 /// Simulates the memory of `graph`'s schedule. The graph must be verified.
 MemoryProfile simulateMemory(const Graph &graph);
 
+/// Which storage each value uses and the steps at which each storage is live,
+/// as `simulateMemory` counts them. Side tables are indexed by value id;
+/// entries of ids not in the graph are null / -1.
+struct Liveness {
+  /// The value owning each value's storage: the value itself, or for a view
+  /// the owner of the view's operand 0.
+  std::vector<const Value *> owner;
+  /// For owners: the first and last step (inclusive) at which the storage is
+  /// live. Entries of views are -1.
+  std::vector<int64_t> firstStep;
+  std::vector<int64_t> lastStep;
+  /// Number of steps of the schedule.
+  int64_t numSteps = 0;
+};
+
+/// The storage owners and live ranges of `graph`'s schedule. The graph must
+/// be verified. Linear in ops + edges.
+Liveness computeLiveness(const Graph &graph);
+
 } // namespace remat
 
 #endif // REMAT_ANALYSIS_MEMORY_H

@@ -36,7 +36,8 @@ llvm::StringRef attrKindName(AttrKind kind);
 /// attribute accepts an int literal, see `Attribute::asFloat`).
 class Attribute {
 public:
-  Attribute() : value_(int64_t(0)) {}
+  /// An empty int list, so that `{"axes", {}}` reads as the empty list it looks like.
+  Attribute() : value_(std::vector<int64_t>()) {}
   Attribute(int v) : value_(int64_t(v)) {}
   Attribute(int64_t v) : value_(v) {}
   Attribute(double v) : value_(v) {}

@@ -1,5 +1,63 @@
-// Placeholder: the Indexing op family is being written.
+//===- Indexing.cpp - Embedding lookup and gather ---------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Ops that select slices by integer index: `embedding` picks rows of a
+/// [V, D] table and `gather` picks entries along any axis. Both only move
+/// data and cost 0 FLOPs.
+///
+//===----------------------------------------------------------------------===//
+
 #include "OpDefUtils.h"
+
 namespace remat {
-void registerIndexingOps(OpRegistry &) {}
+using namespace ops;
+
+static absl::StatusOr<TypeList> inferEmbedding(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectRank(sig, 0, 2));
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  REMAT_RETURN_IF_ERROR(expectInteger(sig, 1));
+  const Type &table = sig.operand(0);
+  llvm::ArrayRef<int64_t> ids = sig.operand(1).shape();
+  Shape result(ids.begin(), ids.end());
+  result.push_back(table.dim(1));
+  return TypeList{Type(table.dtype(), result)};
+}
+
+static absl::StatusOr<TypeList> inferGather(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectInteger(sig, 1));
+  const Type &x = sig.operand(0);
+  REMAT_ASSIGN_OR_RETURN(unsigned axis,
+                         normalizeAxis("gather", sig.getInt("axis"), x.rank()));
+  llvm::ArrayRef<int64_t> outer = x.shape().take_front(axis);
+  Shape result(outer.begin(), outer.end());
+  llvm::append_range(result, sig.operand(1).shape());
+  llvm::append_range(result, x.shape().drop_front(axis + 1));
+  return TypeList{Type(x.dtype(), result)};
+}
+
+void registerIndexingOps(OpRegistry &registry) {
+  registry.add(
+      {.name = "embedding",
+       .summary = "Rows of float table [V, D] picked by integer ids of any "
+                  "shape; result ids.shape + [D].",
+       .minOperands = 2,
+       .maxOperands = 2,
+       .inferTypes = inferEmbedding,
+       .flops = zeroFlops});
+  registry.add(
+      {.name = "gather",
+       .summary = "Entries of x picked along `axis` by integer indices {axis = "
+                  "0}; result x.shape[:axis] + indices.shape + "
+                  "x.shape[axis+1:].",
+       .minOperands = 2,
+       .maxOperands = 2,
+       .attrs = {{"axis", AttrKind::Int, Attribute(0)}},
+       .inferTypes = inferGather,
+       .flops = zeroFlops});
+}
+
 } // namespace remat

@@ -6,7 +6,12 @@
 
 #include "OpDefUtils.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include <fmt/format.h>
+
+#include <cassert>
+#include <limits>
 
 namespace remat::ops {
 
@@ -76,10 +81,83 @@ absl::StatusOr<TypeList> inferSameAsFirst(const OpSignature &sig) {
 
 FlopsFn flopsPerResultElement(int64_t perElement) {
   return [perElement](const OpSignature &, llvm::ArrayRef<Type> results) {
-    return perElement * results[0].numElements();
+    return saturatingMul(perElement, results[0].numElements());
   };
 }
 
 int64_t zeroFlops(const OpSignature &, llvm::ArrayRef<Type>) { return 0; }
+
+std::string formatShape(llvm::ArrayRef<int64_t> shape) {
+  return fmt::format("[{}]", fmt::join(shape, ","));
+}
+
+absl::Status expectMinRank(const OpSignature &sig, unsigned index,
+                           unsigned minRank) {
+  if (sig.operand(index).rank() >= minRank)
+    return absl::OkStatus();
+  return invalidArgument("'{}' operand {} must have rank >= {}, got {}",
+                         sig.def().name, index, minRank,
+                         sig.operand(index).str());
+}
+
+int64_t saturatingMul(int64_t a, int64_t b) {
+  assert(a >= 0 && b >= 0 && "FLOP figures are non-negative");
+  int64_t product;
+  if (llvm::MulOverflow(a, b, product))
+    return std::numeric_limits<int64_t>::max();
+  return product;
+}
+
+FlopsFn flopsPerOperandElement(unsigned index, int64_t perElement) {
+  return [index, perElement](const OpSignature &sig, llvm::ArrayRef<Type>) {
+    return saturatingMul(perElement, sig.operand(index).numElements());
+  };
+}
+
+absl::StatusOr<std::array<int64_t, 2>>
+intPairAttr(const OpSignature &sig, llvm::StringRef name, int64_t minValue) {
+  llvm::ArrayRef<int64_t> list = sig.getIntList(name);
+  if (list.size() != 2)
+    return invalidArgument("'{}' attribute '{}' must have 2 entries [h, w], got {}",
+                           sig.def().name, name.str(), formatShape(list));
+  for (int64_t v : list)
+    if (v < minValue)
+      return invalidArgument("'{}' attribute '{}' entries must be >= {}, got {}",
+                             sig.def().name, name.str(), minValue,
+                             formatShape(list));
+  return std::array<int64_t, 2>{list[0], list[1]};
+}
+
+absl::StatusOr<int64_t> windowOutputSize(const OpSignature &sig,
+                                         llvm::StringRef dimName, int64_t in,
+                                         int64_t kernel, int64_t stride,
+                                         int64_t pad, int64_t dilation) {
+  assert(kernel >= 1 && stride >= 1 && pad >= 0 && dilation >= 1 &&
+         "window settings are validated before the output size");
+  int64_t span, window, twicePad, padded;
+  if (llvm::MulOverflow(dilation, kernel - 1, span) ||
+      llvm::AddOverflow(span, int64_t(1), window) ||
+      llvm::MulOverflow(pad, int64_t(2), twicePad) ||
+      llvm::AddOverflow(in, twicePad, padded))
+    return invalidArgument(
+        "'{}' window arithmetic overflows int64 along {} (input {}, kernel {}, "
+        "padding {}, dilation {})",
+        sig.def().name, dimName.str(), in, kernel, pad, dilation);
+  if (padded < window)
+    return invalidArgument(
+        "'{}' output {} would be < 1: window {} (kernel {}, dilation {}) is "
+        "larger than input {} + 2*padding {}",
+        sig.def().name, dimName.str(), window, kernel, dilation, in, pad);
+  return (padded - window) / stride + 1;
+}
+
+absl::Status expectShape(const OpSignature &sig, unsigned index,
+                         llvm::ArrayRef<int64_t> shape, llvm::StringRef why) {
+  if (sig.operand(index).shape() == shape)
+    return absl::OkStatus();
+  return invalidArgument("'{}' operand {} must have shape {} ({}), got {}",
+                         sig.def().name, index, formatShape(shape), why.str(),
+                         sig.operand(index).str());
+}
 
 } // namespace remat::ops

@@ -1,5 +1,62 @@
-// Placeholder: the Softmax op family is being written.
+//===- Softmax.cpp - Softmax, log-softmax and the causal mask -------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The normalisations of attention and classification heads. softmax and
+/// log_softmax cost 5 FLOPs per element (max, subtract, exp, sum, divide or
+/// log); causal_mask, which attention applies to its scores first, costs 1.
+///
+//===----------------------------------------------------------------------===//
+
 #include "OpDefUtils.h"
+
 namespace remat {
-void registerSoftmaxOps(OpRegistry &) {}
+using namespace ops;
+
+static absl::StatusOr<TypeList> inferSoftmax(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  REMAT_RETURN_IF_ERROR(
+      normalizeAxis(sig.def().name, sig.getInt("axis"), sig.operand(0).rank())
+          .status());
+  return TypeList{sig.operand(0)};
+}
+
+static absl::StatusOr<TypeList> inferCausalMask(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  REMAT_RETURN_IF_ERROR(expectMinRank(sig, 0, 2));
+  return TypeList{sig.operand(0)};
+}
+
+void registerSoftmaxOps(OpRegistry &registry) {
+  registry.add({.name = "softmax",
+                .summary = "exp(x) / sum(exp(x)) along `axis` of float x, "
+                           "computed stably; result has x's type.",
+                .minOperands = 1,
+                .maxOperands = 1,
+                .attrs = {{"axis", AttrKind::Int, Attribute(-1)}},
+                .inferTypes = inferSoftmax,
+                .flops = flopsPerOperandElement(0, 5)});
+  registry.add({.name = "log_softmax",
+                .summary = "x - log(sum(exp(x))) along `axis` of float x, "
+                           "computed stably; result has x's type.",
+                .minOperands = 1,
+                .maxOperands = 1,
+                .attrs = {{"axis", AttrKind::Int, Attribute(-1)}},
+                .inferTypes = inferSoftmax,
+                .flops = flopsPerOperandElement(0, 5)});
+  registry.add({.name = "causal_mask",
+                .summary =
+                    "Float x (rank >= 2) with entries [..., i, j], j > i, "
+                    "of the last two dims set to a large negative "
+                    "number (-1e9 in f32); others pass through; result "
+                    "has x's type.",
+                .minOperands = 1,
+                .maxOperands = 1,
+                .inferTypes = inferCausalMask,
+                .flops = flopsPerOperandElement(0, 1)});
+}
+
 } // namespace remat

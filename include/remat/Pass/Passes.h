@@ -1,0 +1,55 @@
+//===- Passes.h - Factories of the built-in passes ---------------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// One factory per pass; the pass classes live in their files under passes/.
+/// Each pass file also has a `register...` function that `registerAllPasses`
+/// calls to make the pass available by name in pipelines. docs/passes.md
+/// states every pass's options and contract.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PASS_PASSES_H
+#define REMAT_PASS_PASSES_H
+
+#include "remat/Pass/Pass.h"
+
+#include <memory>
+
+namespace remat {
+
+class PassRegistry;
+
+/// `verify`: runs the verifier; never changes the graph.
+std::unique_ptr<Pass> createVerifyPass();
+
+/// Options of `dce`.
+struct DCEPassOptions {
+  /// Keeps `input` and `param` ops whose results nothing reads, so that the
+  /// graph's signature does not change.
+  bool keepUnusedLeaves = true;
+};
+/// `dce`: removes ops that no output or collection member depends on.
+std::unique_ptr<Pass> createDCEPass(DCEPassOptions options = {});
+
+/// `cse`: merges provably identical ops.
+std::unique_ptr<Pass> createCSEPass();
+
+/// `toposort`: reorders the schedule into the deterministic topological order
+/// of Analysis/TopoSort.h.
+std::unique_ptr<Pass> createTopoSortPass();
+
+// Registration, one function per pass file.
+void registerVerifyPass(PassRegistry &registry);
+void registerDCEPass(PassRegistry &registry);
+void registerCSEPass(PassRegistry &registry);
+void registerTopoSortPass(PassRegistry &registry);
+/// The `test-print-*` passes that print analyses for FileCheck tests.
+void registerTestPrintAnalysisPasses(PassRegistry &registry);
+
+} // namespace remat
+
+#endif // REMAT_PASS_PASSES_H

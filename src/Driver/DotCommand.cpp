@@ -1,0 +1,52 @@
+//===- DotCommand.cpp - remat dot -------------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Args.h"
+#include "CommandIO.h"
+#include "Commands.h"
+
+#include "remat/IO/Dot.h"
+#include "remat/IO/TextFormat.h"
+#include "remat/Support/Status.h"
+
+namespace remat::driver {
+namespace {
+
+const CommandSpec &dotSpec() {
+  static const CommandSpec spec{
+      .name = "dot",
+      .synopsis = "FILE [-o OUT]",
+      .description =
+          "Writes the graph in FILE (`-` for stdin) in graphviz's DOT "
+          "language: one node per op\nwith its kind and result types, one "
+          "edge per operand labelled with the value,\ndashed edges for "
+          "control dependencies, one cluster per region tag.\nRender with "
+          "`dot -Tsvg`.",
+      .options = {{.name = "output",
+                   .shortName = 'o',
+                   .valueName = "OUT",
+                   .help = "Writes to OUT instead of stdout."}}};
+  return spec;
+}
+
+} // namespace
+
+absl::Status runDotCommand(llvm::ArrayRef<std::string> argv,
+                           CommandContext &ctx) {
+  const CommandSpec &spec = dotSpec();
+  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
+  if (args.help) {
+    printUsage(spec, ctx.out);
+    return absl::OkStatus();
+  }
+  REMAT_ASSIGN_OR_RETURN(std::string path,
+                         singlePositional(spec, args, "FILE"));
+  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  return writeOutput(args.get("output"), ctx.out,
+                     [&](llvm::raw_ostream &os) { printDot(*graph, os); });
+}
+
+} // namespace remat::driver

@@ -1,0 +1,120 @@
+//===- Driver.cpp - The remat command-line tool as a library ----------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Driver/Driver.h"
+
+#include "Commands.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <new>
+
+namespace remat {
+namespace {
+
+using driver::CommandContext;
+using driver::CommandFn;
+using driver::reportError;
+
+struct Subcommand {
+  llvm::StringLiteral name;
+  llvm::StringLiteral synopsis;
+  llvm::StringLiteral summary;
+  CommandFn run;
+};
+
+// Sorted by name.
+constexpr Subcommand kSubcommands[] = {
+    {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
+     driver::runDotCommand},
+    {"ops", "[--markdown]", "Prints the reference of every op kind.",
+     driver::runOpsCommand},
+    {"opt", "FILE -p PIPELINE [--verify-each] [--timing] [-o OUT]",
+     "Runs a pass pipeline on a graph and prints the result.",
+     driver::runOptCommand},
+    {"stats", "FILE [--json]",
+     "Prints ops, parameters, FLOPs and the peak memory of the schedule.",
+     driver::runStatsCommand},
+    {"zoo", "MODEL [--key=value ...] [-o FILE]",
+     "Prints the forward training graph of a model of the zoo.",
+     driver::runZooCommand},
+};
+
+void printToolUsage(llvm::raw_ostream &os) {
+  os << "usage: remat SUBCOMMAND [ARGS...]\n\n"
+        "Makes training graphs fit in memory by recomputing activations.\n\n"
+        "subcommands:\n";
+  for (const Subcommand &sub : kSubcommands)
+    os << fmt::format("  remat {} {}\n      {}\n", sub.name.str(),
+                      sub.synopsis.str(), sub.summary.str());
+  os << "\n'remat SUBCOMMAND --help' describes each subcommand's options.\n"
+        "Exit status: 0 on success, 1 on an error (one line on stderr).\n";
+}
+
+int dispatch(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
+             llvm::raw_ostream &err) {
+  if (args.empty()) {
+    reportError(
+        absl::InvalidArgumentError("no subcommand given (see 'remat --help')"),
+        err);
+    return 1;
+  }
+  llvm::StringRef name = args.front();
+  if (name == "--help" || name == "-h" || name == "help") {
+    printToolUsage(out);
+    return 0;
+  }
+  for (const Subcommand &sub : kSubcommands) {
+    if (sub.name != name)
+      continue;
+    CommandContext ctx{out, err};
+    absl::Status status = sub.run(args.drop_front(), ctx);
+    out.flush();
+    if (status.ok())
+      return 0;
+    reportError(status, err);
+    return 1;
+  }
+  std::vector<std::string> names;
+  for (const Subcommand &sub : kSubcommands)
+    names.push_back(sub.name.str());
+  reportError(absl::InvalidArgumentError(
+                  fmt::format("unknown subcommand '{}' (expected one of: {})",
+                              name.str(), fmt::join(names, ", "))),
+              err);
+  return 1;
+}
+
+} // namespace
+
+void driver::reportError(const absl::Status &status, llvm::raw_ostream &err) {
+  std::string message(status.message());
+  std::replace(message.begin(), message.end(), '\n', ' ');
+  if (llvm::StringRef(message).contains(": error: "))
+    err << message << '\n';
+  else
+    err << "remat: error: " << message << '\n';
+  err.flush();
+}
+
+int runRemat(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
+             llvm::raw_ostream &err) {
+  try {
+    return dispatch(args, out, err);
+  } catch (const std::bad_alloc &) {
+    reportError(absl::ResourceExhaustedError("out of memory"), err);
+    return 1;
+  }
+}
+
+int runRematMain(int argc, char **argv, llvm::raw_ostream &out,
+                 llvm::raw_ostream &err) {
+  std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
+  return runRemat(args, out, err);
+}
+
+} // namespace remat

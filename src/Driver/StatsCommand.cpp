@@ -1,0 +1,164 @@
+//===- StatsCommand.cpp - remat stats ---------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Sizes of a graph and the peak memory of its schedule, as text or JSON (the
+/// fields are documented in docs/cli.md).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Args.h"
+#include "CommandIO.h"
+#include "Commands.h"
+
+#include "remat/Analysis/Cost.h"
+#include "remat/Analysis/Memory.h"
+#include "remat/IO/TextFormat.h"
+#include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <fmt/format.h>
+
+namespace remat::driver {
+namespace {
+
+const CommandSpec &statsSpec() {
+  static const CommandSpec spec{
+      .name = "stats",
+      .synopsis = "FILE [--json] [-o OUT]",
+      .description =
+          "Prints the size of the graph in FILE (`-` for stdin) and the peak "
+          "memory of its schedule:\nops (excluding input/param declarations), "
+          "parameter elements and bytes, inputs, FLOPs,\nand the peak live "
+          "bytes with the step that reaches it and what they are made of.",
+      .options = {{.name = "json", .help = "Prints JSON instead of text."},
+                  {.name = "output",
+                   .shortName = 'o',
+                   .valueName = "OUT",
+                   .help = "Writes to OUT instead of stdout."}}};
+  return spec;
+}
+
+/// Everything `remat stats` reports about one graph.
+struct GraphStats {
+  std::string graph;
+  int64_t ops = 0;
+  int64_t params = 0;
+  int64_t paramBytes = 0;
+  int64_t inputs = 0;
+  int64_t inputBytes = 0;
+  int64_t outputs = 0;
+  int64_t flops = 0;
+  int64_t numSteps = 0;
+  MemoryProfile memory;
+  /// The op at the peak step, described; empty for an empty graph.
+  std::string peakOp;
+};
+
+GraphStats computeStats(const Graph &graph) {
+  GraphStats stats;
+  stats.graph = graph.name().str();
+  for (const Op &op : graph.ops())
+    if (!op.hasFlag(OpFlagLeaf))
+      ++stats.ops;
+  for (const Value *param : graph.params()) {
+    stats.params += param->type().numElements();
+    stats.paramBytes += param->type().byteSize();
+  }
+  stats.inputs = graph.inputs().size();
+  for (const Value *input : graph.inputs())
+    stats.inputBytes += input->type().byteSize();
+  stats.outputs = graph.outputs().size();
+  stats.flops = graphFlops(graph);
+  stats.numSteps = graph.numOps();
+  stats.memory = simulateMemory(graph);
+  int64_t step = 0;
+  for (const Op &op : graph.ops())
+    if (step++ == stats.memory.peakStep)
+      stats.peakOp = op.describe();
+  return stats;
+}
+
+void printJson(const GraphStats &stats, llvm::raw_ostream &os) {
+  const MemoryBreakdown &peak = stats.memory.peakBreakdown;
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("graph", stats.graph);
+    json.attribute("ops", stats.ops);
+    json.attribute("params", stats.params);
+    json.attribute("param_bytes", stats.paramBytes);
+    json.attribute("inputs", stats.inputs);
+    json.attribute("input_bytes", stats.inputBytes);
+    json.attribute("outputs", stats.outputs);
+    json.attribute("flops", stats.flops);
+    json.attribute("steps", stats.numSteps);
+    json.attribute("peak_bytes", stats.memory.peakBytes);
+    json.attribute("peak_step", stats.memory.peakStep);
+    json.attributeObject("peak_breakdown", [&] {
+      json.attribute("params", peak.params);
+      json.attribute("param_grads", peak.paramGrads);
+      json.attribute("inputs", peak.inputs);
+      json.attribute("activations", peak.activations);
+    });
+  });
+  os << '\n';
+}
+
+std::string bytesText(int64_t bytes) {
+  return bytes < 1024 ? formatBytes(bytes)
+                      : fmt::format("{} ({} bytes)", formatBytes(bytes), bytes);
+}
+
+void printText(const GraphStats &stats, llvm::raw_ostream &os) {
+  const MemoryBreakdown &peak = stats.memory.peakBreakdown;
+  os << fmt::format("graph        @{}\n", stats.graph);
+  os << fmt::format("ops          {}\n", stats.ops);
+  os << fmt::format("params       {} elements, {}\n", stats.params,
+                    bytesText(stats.paramBytes));
+  os << fmt::format("inputs       {}, {}\n", stats.inputs,
+                    bytesText(stats.inputBytes));
+  os << fmt::format("outputs      {}\n", stats.outputs);
+  os << fmt::format("flops        {:.3f} GFLOP ({})\n",
+                    double(stats.flops) / 1e9, stats.flops);
+  if (stats.memory.peakStep < 0) {
+    os << "peak memory  0 B (empty schedule)\n";
+    return;
+  }
+  os << fmt::format("peak memory  {} at step {} of {}: {}\n",
+                    bytesText(stats.memory.peakBytes), stats.memory.peakStep,
+                    stats.numSteps, stats.peakOp);
+  os << fmt::format("  params       {}\n", bytesText(peak.params));
+  os << fmt::format("  param grads  {}\n", bytesText(peak.paramGrads));
+  os << fmt::format("  inputs       {}\n", bytesText(peak.inputs));
+  os << fmt::format("  activations  {}\n", bytesText(peak.activations));
+}
+
+} // namespace
+
+absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
+                             CommandContext &ctx) {
+  const CommandSpec &spec = statsSpec();
+  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
+  if (args.help) {
+    printUsage(spec, ctx.out);
+    return absl::OkStatus();
+  }
+  REMAT_ASSIGN_OR_RETURN(std::string path,
+                         singlePositional(spec, args, "FILE"));
+  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  GraphStats stats = computeStats(*graph);
+  bool json = args.has("json");
+  return writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
+    if (json)
+      printJson(stats, os);
+    else
+      printText(stats, os);
+  });
+}
+
+} // namespace remat::driver

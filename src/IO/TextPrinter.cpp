@@ -1,0 +1,185 @@
+//===- TextPrinter.cpp - Writing the text IR --------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writes the canonical form (docs/text-format.md) straight to a raw_ostream:
+/// one line per op in schedule order, then outputs, then collections. Names and
+/// strings that need no escaping are written in place; only the rare ones that
+/// do go through Attribute::str(), which owns the escaping rules.
+///
+//===----------------------------------------------------------------------===//
+
+#include "remat/IO/TextFormat.h"
+
+#include "Lexer.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+namespace remat {
+namespace {
+
+bool needsEscape(llvm::StringRef text) {
+  for (char c : text)
+    if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
+        c == 0x7f)
+      return true;
+  return false;
+}
+
+void printQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
+  if (needsEscape(text))
+    os << Attribute(text.str()).str();
+  else
+    os << '"' << text << '"';
+}
+
+/// `%name`, or `%"name"` when the name holds bytes a bare name cannot.
+void printSigilName(llvm::raw_ostream &os, char sigil, llvm::StringRef name) {
+  os << sigil;
+  if (io::isBareName(name))
+    os << name;
+  else
+    printQuoted(os, name);
+}
+
+void printValue(llvm::raw_ostream &os, const Value *value) {
+  printSigilName(os, '%', value->name());
+}
+
+/// An attribute or collection name: an identifier, or quoted.
+void printKey(llvm::raw_ostream &os, llvm::StringRef name) {
+  if (io::isIdentifier(name))
+    os << name;
+  else
+    printQuoted(os, name);
+}
+
+void printType(llvm::raw_ostream &os, const Type &type) {
+  os << dtypeName(type.dtype()) << '[';
+  llvm::ArrayRef<int64_t> shape = type.shape();
+  for (size_t i = 0, e = shape.size(); i < e; ++i) {
+    if (i)
+      os << ',';
+    os << shape[i];
+  }
+  os << ']';
+}
+
+void printAttr(llvm::raw_ostream &os, const Attribute &attr) {
+  if (attr.is(AttrKind::Int))
+    os << attr.asInt();
+  else
+    os << attr.str();
+}
+
+void printClauses(llvm::raw_ostream &os, const Op &op) {
+  if (!op.controlDeps().empty()) {
+    os << " after(";
+    bool first = true;
+    for (const Op *dep : op.controlDeps()) {
+      if (!first)
+        os << ", ";
+      first = false;
+      if (dep->numResults() != 0)
+        printValue(os, dep->result(0));
+    }
+    os << ')';
+  }
+  if (!op.region().empty()) {
+    os << " region ";
+    printQuoted(os, op.region());
+  }
+  if (!op.device().empty()) {
+    os << " device ";
+    printQuoted(os, op.device());
+  }
+}
+
+void printOp(llvm::raw_ostream &os, const Op &op) {
+  os << "  ";
+  if (op.hasFlag(OpFlagLeaf) && op.numResults() == 1) {
+    os << op.kind() << ' ';
+    printValue(os, op.result());
+    os << " : ";
+    printType(os, op.result()->type());
+    printClauses(os, op);
+    os << '\n';
+    return;
+  }
+  for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+    if (i)
+      os << ", ";
+    printValue(os, op.result(i));
+  }
+  os << " = " << op.kind() << '(';
+  for (unsigned i = 0, e = op.numOperands(); i < e; ++i) {
+    if (i)
+      os << ", ";
+    printValue(os, op.operand(i));
+  }
+  os << ')';
+  if (!op.attrs().empty()) {
+    os << " {";
+    bool first = true;
+    for (const NamedAttr &attr : op.attrs()) {
+      if (!first)
+        os << ", ";
+      first = false;
+      printKey(os, attr.name);
+      os << " = ";
+      printAttr(os, attr.value);
+    }
+    os << '}';
+  }
+  if (op.numResults() != 0) {
+    os << " : ";
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+      if (i)
+        os << ", ";
+      printType(os, op.result(i)->type());
+    }
+  }
+  printClauses(os, op);
+  os << '\n';
+}
+
+} // namespace
+
+void printGraph(const Graph &graph, llvm::raw_ostream &os) {
+  os << "graph ";
+  printSigilName(os, '@', graph.name());
+  os << " {\n";
+  for (const Op &op : graph.ops())
+    printOp(os, op);
+  for (const Value *output : graph.outputs()) {
+    os << "  output ";
+    printValue(os, output);
+    os << '\n';
+  }
+  for (const Collection &collection : graph.collections()) {
+    os << "  collection ";
+    printKey(os, collection.name);
+    os << " =";
+    bool first = true;
+    for (const Value *value : collection.values) {
+      os << (first ? " " : ", ");
+      first = false;
+      printValue(os, value);
+    }
+    os << '\n';
+  }
+  os << "}\n";
+}
+
+std::string printGraph(const Graph &graph) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printGraph(graph, os);
+  os.flush();
+  return text;
+}
+
+} // namespace remat

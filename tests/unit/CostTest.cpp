@@ -1,0 +1,47 @@
+//===- CostTest.cpp - FLOP costs from the registry ------------------------===//
+
+#include "remat/Analysis/Cost.h"
+
+#include "remat/IR/Builder.h"
+#include "remat/IR/Graph.h"
+
+#include <gtest/gtest.h>
+
+namespace remat {
+namespace {
+
+TEST(CostTest, RegistryRulesAndCostAttribute) {
+  Graph g("cost");
+  Builder b(g);
+  Value *x = b.input("x", Type(DType::F32, {4, 3}));
+  Value *bias = b.param("bias", Type(DType::F32, {3}));
+  Value *r = b.op("relu", {x}, {}, "r");
+  Value *s = b.op("add", {r, bias}, {}, "s");
+  Value *v = b.op("identity", {s}, {}, "v");
+  Value *n = b.op("add_n", {v, v, v}, {}, "n");
+  Value *p = b.op("neg", {n}, {{"cost", Attribute(int64_t(1000))}}, "p");
+  ASSERT_TRUE(b.status().ok()) << b.status();
+
+  // Declarations and views compute nothing.
+  EXPECT_EQ(opFlops(*x->producer()), 0);
+  EXPECT_EQ(opFlops(*bias->producer()), 0);
+  EXPECT_EQ(opFlops(*v->producer()), 0);
+  // Elementwise: one FLOP per result element, 4 x 3 = 12, after
+  // broadcasting [4,3] + [3] -> [4,3] for the add.
+  EXPECT_EQ(opFlops(*r->producer()), 12);
+  EXPECT_EQ(opFlops(*s->producer()), 12);
+  // add_n of 3 operands: 2 additions per element, 2 x 12 = 24.
+  EXPECT_EQ(opFlops(*n->producer()), 24);
+  // The attribute overrides the rule (12).
+  EXPECT_EQ(opFlops(*p->producer()), 1000);
+  // 0 + 0 + 12 + 12 + 0 + 24 + 1000.
+  EXPECT_EQ(graphFlops(g), 1048);
+}
+
+TEST(CostTest, EmptyGraphCostsNothing) {
+  Graph g("empty");
+  EXPECT_EQ(graphFlops(g), 0);
+}
+
+} // namespace
+} // namespace remat
