@@ -1,4 +1,4 @@
-//===- Lexer.cpp - Tokens of the text IR ------------------------------------===//
+//===- Lexer.cpp - Tokens of the text IR ----------------------------------===//
 //
 // Part of the remat project.
 //
@@ -75,9 +75,12 @@ void unquote(llvm::StringRef spelling, std::string &out) {
 
 std::string Token::describe() const {
   switch (kind) {
-  case TokenKind::Eof: return "end of file";
-  case TokenKind::Newline: return "end of line";
-  default: break;
+  case TokenKind::Eof:
+    return "end of file";
+  case TokenKind::Newline:
+    return "end of line";
+  default:
+    break;
   }
   std::string text;
   if (kind == TokenKind::ValueName)
@@ -145,17 +148,28 @@ Token Lexer::next() {
     lineStart_ = cur_;
     return tok;
   }
-  case '{': return single(TokenKind::LBrace);
-  case '}': return single(TokenKind::RBrace);
-  case '(': return single(TokenKind::LParen);
-  case ')': return single(TokenKind::RParen);
-  case '[': return single(TokenKind::LSquare);
-  case ']': return single(TokenKind::RSquare);
-  case ',': return single(TokenKind::Comma);
-  case '=': return single(TokenKind::Equal);
-  case ':': return single(TokenKind::Colon);
-  case '%': return lexSigilName(start, TokenKind::ValueName);
-  case '@': return lexSigilName(start, TokenKind::GraphName);
+  case '{':
+    return single(TokenKind::LBrace);
+  case '}':
+    return single(TokenKind::RBrace);
+  case '(':
+    return single(TokenKind::LParen);
+  case ')':
+    return single(TokenKind::RParen);
+  case '[':
+    return single(TokenKind::LSquare);
+  case ']':
+    return single(TokenKind::RSquare);
+  case ',':
+    return single(TokenKind::Comma);
+  case '=':
+    return single(TokenKind::Equal);
+  case ':':
+    return single(TokenKind::Colon);
+  case '%':
+    return lexSigilName(start, TokenKind::ValueName);
+  case '@':
+    return lexSigilName(start, TokenKind::GraphName);
   case '"': {
     const char *stop = scanString(start);
     if (!stop)
@@ -163,7 +177,8 @@ Token Lexer::next() {
     cur_ = stop;
     return make(TokenKind::String, start, stop);
   }
-  default: break;
+  default:
+    break;
   }
   if (*start == '-' || llvm::isDigit(*start))
     return lexNumber(start);

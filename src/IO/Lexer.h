@@ -1,4 +1,4 @@
-//===- Lexer.h - Tokens of the text IR ---------------------------*- C++ -*-===//
+//===- Lexer.h - Tokens of the text IR --------------------------*- C++ -*-===//
 //
 // Part of the remat project.
 //
@@ -38,7 +38,8 @@ enum class TokenKind : uint8_t {
   GraphName,
   /// `-?[0-9]+`.
   Int,
-  /// `-?[0-9]+(.[0-9]*)?([eE][+-]?[0-9]+)?` with a `.` or an exponent, or `-inf`.
+  /// `-?[0-9]+(.[0-9]*)?([eE][+-]?[0-9]+)?` with a `.` or an exponent, or
+  /// `-inf`.
   Float,
   /// `"..."`; the spelling keeps the quotes and the escapes.
   String,

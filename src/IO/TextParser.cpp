@@ -1,4 +1,4 @@
-//===- TextParser.cpp - Reading the text IR ---------------------------------===//
+//===- TextParser.cpp - Reading the text IR -------------------------------===//
 //
 // Part of the remat project.
 //
@@ -50,8 +50,8 @@ struct Clauses {
 class TextParser {
 public:
   TextParser(llvm::StringRef text, llvm::StringRef sourceName)
-      : lexer_(text), sourceName_(sourceName),
-        registry_(OpRegistry::global()) {}
+      : lexer_(text), sourceName_(sourceName), registry_(OpRegistry::global()) {
+  }
 
   absl::StatusOr<std::unique_ptr<Graph>> parse();
 
@@ -115,8 +115,8 @@ absl::Status TextParser::errorAt(const Token &tok,
 absl::Status TextParser::unexpected(llvm::StringRef what) const {
   if (tok_.is(TokenKind::Error))
     return errorAt(tok_, lexer_.errorMessage());
-  return errorAt(tok_,
-                 fmt::format("expected {}, got {}", what.str(), tok_.describe()));
+  return errorAt(
+      tok_, fmt::format("expected {}, got {}", what.str(), tok_.describe()));
 }
 
 absl::Status TextParser::expect(TokenKind kind, llvm::StringRef what) {
@@ -190,8 +190,8 @@ absl::StatusOr<Value *> TextParser::parseValueUse() {
     return unexpected("a value name");
   Value *value = graph_->lookupValue(nameOf(tok_));
   if (!value)
-    return errorAt(tok_, fmt::format("use of undefined value {}",
-                                     tok_.describe()));
+    return errorAt(tok_,
+                   fmt::format("use of undefined value {}", tok_.describe()));
   consume();
   return value;
 }
@@ -216,8 +216,8 @@ absl::Status TextParser::parseInt(int64_t &value) {
   llvm::StringRef text = tok_.spelling;
   auto [end, ec] = std::from_chars(text.begin(), text.end(), value);
   if (ec != std::errc() || end != text.end())
-    return errorAt(tok_, fmt::format("integer {} does not fit in int64",
-                                     tok_.describe()));
+    return errorAt(
+        tok_, fmt::format("integer {} does not fit in int64", tok_.describe()));
   consume();
   return absl::OkStatus();
 }
@@ -288,8 +288,8 @@ absl::Status TextParser::parseAttrValue(Attribute &value) {
       llvm::StringRef text = tok_.spelling;
       auto [end, ec] = std::from_chars(text.begin(), text.end(), v);
       if (ec != std::errc() || end != text.end())
-        return errorAt(tok_, fmt::format("float {} is out of range",
-                                         tok_.describe()));
+        return errorAt(
+            tok_, fmt::format("float {} is out of range", tok_.describe()));
     }
     consume();
     value = Attribute(v);
@@ -322,7 +322,8 @@ absl::Status TextParser::parseAttrValue(Attribute &value) {
       return absl::OkStatus();
     }
     break;
-  default: break;
+  default:
+    break;
   }
   return unexpected("an attribute value");
 }
@@ -339,7 +340,8 @@ absl::Status TextParser::parseAttrDict(AttrList &attrs) {
     NamedAttr attr;
     attr.name = nameOf(tok_).str();
     consume();
-    REMAT_RETURN_IF_ERROR(expect(TokenKind::Equal, "'=' after the attribute name"));
+    REMAT_RETURN_IF_ERROR(
+        expect(TokenKind::Equal, "'=' after the attribute name"));
     REMAT_RETURN_IF_ERROR(parseAttrValue(attr.value));
     attrs.push_back(std::move(attr));
     if (tok_.is(TokenKind::RBrace)) {
@@ -428,8 +430,8 @@ absl::Status TextParser::parseOp() {
   resultTokens_.clear();
   for (;;) {
     resultTokens_.push_back(tok_);
-    REMAT_RETURN_IF_ERROR(parseNewName(resultNames_.emplace_back(),
-                                       "a result name"));
+    REMAT_RETURN_IF_ERROR(
+        parseNewName(resultNames_.emplace_back(), "a result name"));
     if (tok_.is(TokenKind::Equal))
       break;
     REMAT_RETURN_IF_ERROR(expect(TokenKind::Comma, "',' or '='"));
@@ -496,9 +498,10 @@ absl::Status TextParser::parseOp() {
     return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s");
   };
   if (resultNames_.size() != numResults)
-    return errorAt(first, fmt::format("'{}' has {}, got {}", def->name,
-                                      plural(numResults, "result"),
-                                      plural(resultNames_.size(), "result name")));
+    return errorAt(first,
+                   fmt::format("'{}' has {}, got {}", def->name,
+                               plural(numResults, "result"),
+                               plural(resultNames_.size(), "result name")));
   if (!writtenTypes_.empty()) {
     if (writtenTypes_.size() != numResults)
       return errorAt(typeTokens_.front(),
@@ -525,8 +528,8 @@ absl::Status TextParser::parseOutput() {
   Token valueTok = tok_;
   REMAT_ASSIGN_OR_RETURN(Value * value, parseValueUse());
   if (!outputSet_.insert(value).second)
-    return errorAt(valueTok, fmt::format("{} is already an output",
-                                         valueTok.describe()));
+    return errorAt(valueTok,
+                   fmt::format("{} is already an output", valueTok.describe()));
   REMAT_RETURN_IF_ERROR(expectEndOfLine());
   graph_->addOutput(value);
   return absl::OkStatus();
@@ -544,16 +547,17 @@ absl::Status TextParser::parseCollection() {
                                         "line {}",
                                         nameTok.describe(), it->second));
   consume();
-  REMAT_RETURN_IF_ERROR(expect(TokenKind::Equal, "'=' after the collection name"));
+  REMAT_RETURN_IF_ERROR(
+      expect(TokenKind::Equal, "'=' after the collection name"));
   llvm::SmallPtrSet<const Value *, 8> members;
   llvm::SmallVector<Value *, 8> values;
   for (;;) {
     Token valueTok = tok_;
     REMAT_ASSIGN_OR_RETURN(Value * value, parseValueUse());
     if (!members.insert(value).second)
-      return errorAt(valueTok, fmt::format("{} is listed twice in collection {}",
-                                           valueTok.describe(),
-                                           nameTok.describe()));
+      return errorAt(valueTok,
+                     fmt::format("{} is listed twice in collection {}",
+                                 valueTok.describe(), nameTok.describe()));
     values.push_back(value);
     if (!tok_.is(TokenKind::Comma))
       break;

@@ -1,4 +1,4 @@
-//===- TextPrinter.cpp - Writing the text IR --------------------------------===//
+//===- TextPrinter.cpp - Writing the text IR ------------------------------===//
 //
 // Part of the remat project.
 //
@@ -19,9 +19,8 @@
 #include "llvm/ADT/StringExtras.h"
 
 namespace remat {
-namespace {
 
-bool needsEscape(llvm::StringRef text) {
+static bool needsEscape(llvm::StringRef text) {
   for (char c : text)
     if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
         c == 0x7f)
@@ -29,7 +28,7 @@ bool needsEscape(llvm::StringRef text) {
   return false;
 }
 
-void printQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
+static void printQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
   if (needsEscape(text))
     os << Attribute(text.str()).str();
   else
@@ -37,7 +36,8 @@ void printQuoted(llvm::raw_ostream &os, llvm::StringRef text) {
 }
 
 /// `%name`, or `%"name"` when the name holds bytes a bare name cannot.
-void printSigilName(llvm::raw_ostream &os, char sigil, llvm::StringRef name) {
+static void printSigilName(llvm::raw_ostream &os, char sigil,
+                           llvm::StringRef name) {
   os << sigil;
   if (io::isBareName(name))
     os << name;
@@ -45,19 +45,19 @@ void printSigilName(llvm::raw_ostream &os, char sigil, llvm::StringRef name) {
     printQuoted(os, name);
 }
 
-void printValue(llvm::raw_ostream &os, const Value *value) {
+static void printValue(llvm::raw_ostream &os, const Value *value) {
   printSigilName(os, '%', value->name());
 }
 
 /// An attribute or collection name: an identifier, or quoted.
-void printKey(llvm::raw_ostream &os, llvm::StringRef name) {
+static void printKey(llvm::raw_ostream &os, llvm::StringRef name) {
   if (io::isIdentifier(name))
     os << name;
   else
     printQuoted(os, name);
 }
 
-void printType(llvm::raw_ostream &os, const Type &type) {
+static void printType(llvm::raw_ostream &os, const Type &type) {
   os << dtypeName(type.dtype()) << '[';
   llvm::ArrayRef<int64_t> shape = type.shape();
   for (size_t i = 0, e = shape.size(); i < e; ++i) {
@@ -68,14 +68,14 @@ void printType(llvm::raw_ostream &os, const Type &type) {
   os << ']';
 }
 
-void printAttr(llvm::raw_ostream &os, const Attribute &attr) {
+static void printAttr(llvm::raw_ostream &os, const Attribute &attr) {
   if (attr.is(AttrKind::Int))
     os << attr.asInt();
   else
     os << attr.str();
 }
 
-void printClauses(llvm::raw_ostream &os, const Op &op) {
+static void printClauses(llvm::raw_ostream &os, const Op &op) {
   if (!op.controlDeps().empty()) {
     os << " after(";
     bool first = true;
@@ -98,7 +98,7 @@ void printClauses(llvm::raw_ostream &os, const Op &op) {
   }
 }
 
-void printOp(llvm::raw_ostream &os, const Op &op) {
+static void printOp(llvm::raw_ostream &os, const Op &op) {
   os << "  ";
   if (op.hasFlag(OpFlagLeaf) && op.numResults() == 1) {
     os << op.kind() << ' ';
@@ -145,8 +145,6 @@ void printOp(llvm::raw_ostream &os, const Op &op) {
   printClauses(os, op);
   os << '\n';
 }
-
-} // namespace
 
 void printGraph(const Graph &graph, llvm::raw_ostream &os) {
   os << "graph ";

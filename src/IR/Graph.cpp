@@ -16,9 +16,7 @@
 namespace remat {
 
 Graph::~Graph() {
-  // Latest first: each op then holds the last uses of its operands, which
-  // Value::removeUse finds first.
-  for (Op &op : llvm::reverse(ops_))
+  for (Op &op : ops_)
     op.dropAllReferences();
   ops_.clear();
 }
@@ -41,6 +39,7 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
     valuesByName_[result.name_] = &result;
   }
   op->operands_.assign(operands.begin(), operands.end());
+  op->useSlots_.resize(operands.size());
   for (unsigned i = 0, e = operands.size(); i < e; ++i)
     operands[i]->addUse(op, i);
   op->attrs_ = std::move(attrs);

@@ -16,17 +16,18 @@
 namespace remat {
 
 void Value::addUse(Op *user, unsigned operandIndex) {
+  user->useSlots_[operandIndex] = uses_.size();
   uses_.push_back({user, operandIndex});
 }
 
 void Value::removeUse(Op *user, unsigned operandIndex) {
-  // Searched from the back: replaceAllUsesWith takes the last use, and users
-  // erased in reverse schedule order hold the last uses, so both stay linear
-  // in the fan-out instead of quadratic.
-  auto rit = std::find(uses_.rbegin(), uses_.rend(), Use{user, operandIndex});
-  assert(rit != uses_.rend() && "use list out of step with operands");
-  // Order of uses carries no meaning: swap with the last to erase in O(1).
-  *rit = uses_.back();
+  unsigned slot = user->useSlots_[operandIndex];
+  assert(slot < uses_.size() && uses_[slot] == (Use{user, operandIndex}) &&
+         "use list out of step with operands");
+  // Order of uses carries no meaning: move the last use into the hole and tell
+  // its user where it went, so removal is O(1) at any fan-out.
+  uses_[slot] = uses_.back();
+  uses_[slot].user->useSlots_[uses_[slot].operandIndex] = slot;
   uses_.pop_back();
 }
 
@@ -88,10 +89,10 @@ void Op::removeControlDep(Op *dep) {
 }
 
 void Op::dropAllReferences() {
-  // Last operand first, to match the back-first search of removeUse.
-  for (unsigned i = operands_.size(); i-- > 0;)
+  for (unsigned i = 0, e = operands_.size(); i < e; ++i)
     operands_[i]->removeUse(this, i);
   operands_.clear();
+  useSlots_.clear();
   while (!controlDeps_.empty())
     removeControlDep(controlDeps_.back());
 }

@@ -25,9 +25,10 @@
 namespace remat {
 namespace {
 
-/// An MLP with about `numOps` ops: three per layer (matmul, bias add, relu).
+/// An MLP with about `numOps` ops: five per layer (the weight and bias
+/// declarations, matmul, bias add, relu).
 std::unique_ptr<Graph> buildChain(int64_t numOps) {
-  ZooOptions options = {{"layers", std::to_string(numOps / 3)},
+  ZooOptions options = {{"layers", std::to_string(numOps / 5)},
                         {"width", "8"},
                         {"batch", "2"}};
   absl::StatusOr<std::unique_ptr<Graph>> graph = buildZooModel("mlp", options);

@@ -1,4 +1,4 @@
-//===- ParserFuzzer.cpp - libFuzzer target for the text IR parser -----------===//
+//===- ParserFuzzer.cpp - libFuzzer target for the text IR parser ---------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- MalformedInputTest.cpp - The malformed-input corpus ------------------===//
+//===- MalformedInputTest.cpp - The malformed-input corpus ----------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- TextFormatTest.cpp - Parsing and printing the text IR ----------------===//
+//===- TextFormatTest.cpp - Parsing and printing the text IR --------------===//
 //
 // Part of the remat project.
 //
@@ -24,7 +24,9 @@ namespace {
 
 using ::testing::HasSubstr;
 
-Type f32(std::initializer_list<int64_t> shape) { return Type(DType::F32, shape); }
+Type f32(std::initializer_list<int64_t> shape) {
+  return Type(DType::F32, shape);
+}
 
 std::unique_ptr<Graph> parseOk(llvm::StringRef text) {
   absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "t.remat");
@@ -66,8 +68,7 @@ std::unique_ptr<Graph> buildEverything() {
                     {"y0", "m", "v"});
   b.create("split", {a}, {{"axis", int64_t(-1)}, {"sizes", {2, 4}}},
            {"p", "q"});
-  Value *s =
-      b.op("reduce_sum", {d}, {{"axes", {}}, {"keepdims", true}}, "s");
+  Value *s = b.op("reduce_sum", {d}, {{"axes", {}}, {"keepdims", true}}, "s");
   Value *c = b.op("constant", {},
                   {{"value", 0.5}, {"shape", {}}, {"dtype", "f32"}}, "c");
   Value *e = b.op("add", {s, c}, {}, "two words");
@@ -301,8 +302,9 @@ TEST(TextFormatTest, StreamAndStringPrintersAgree) {
 
 TEST(TextFormatTest, ErrorsPointAtTheOffendingToken) {
   // Column numbers count bytes from 1; the op lines start at column 3.
-  EXPECT_EQ(parseError("graph @g {\n  input %x : f32[2]\n  %y = relux(%x)\n}\n"),
-            "t.remat:3:8: error: unknown op 'relux'");
+  EXPECT_EQ(
+      parseError("graph @g {\n  input %x : f32[2]\n  %y = relux(%x)\n}\n"),
+      "t.remat:3:8: error: unknown op 'relux'");
   EXPECT_EQ(parseError("graph @g {\n  input %x : f32[2]\n"
                        "  %y = relu(%x, %x)\n}\n"),
             "t.remat:3:8: error: 'relu' takes 1 operand, got 2");
@@ -313,9 +315,10 @@ TEST(TextFormatTest, ErrorsPointAtTheOffendingToken) {
             "gives f32[2]");
   EXPECT_EQ(parseError("graph @g {\n  input %x : f32[2]\n  %y = neg(%z)\n}\n"),
             "t.remat:3:12: error: use of undefined value '%z'");
-  EXPECT_EQ(parseError("graph @g {\n  input %x : f32[2]\n  input %x : f32[2]\n}\n"),
-            "t.remat:3:9: error: redefinition of value '%x', first defined at "
-            "line 2");
+  EXPECT_EQ(
+      parseError("graph @g {\n  input %x : f32[2]\n  input %x : f32[2]\n}\n"),
+      "t.remat:3:9: error: redefinition of value '%x', first defined at "
+      "line 2");
   EXPECT_EQ(parseError("graph @g {\n  input %x : f32[2]\n"
                        "  %y = dropout(%x) {rate = 0.5}\n}\n"),
             "t.remat:3:8: error: 'dropout' needs attribute 'seed'");
@@ -325,19 +328,22 @@ TEST(TextFormatTest, ErrorsPointAtTheOffendingToken) {
   const char nul[] = "graph @g {\n  input %x\0";
   EXPECT_EQ(parseError(llvm::StringRef(nul, sizeof(nul) - 1)),
             "t.remat:2:11: error: unexpected byte 0x00");
-  EXPECT_EQ(parseError(""), "t.remat:1:1: error: expected 'graph', got end of file");
+  EXPECT_EQ(parseError(""),
+            "t.remat:1:1: error: expected 'graph', got end of file");
 }
 
 TEST(TextFormatTest, EmptySourceNameReadsAsInput) {
   absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph("graph", "");
   ASSERT_FALSE(graph.ok());
-  EXPECT_EQ(std::string(graph.status().message()),
-            "<input>:1:6: error: expected a graph name '@name', got end of file");
+  EXPECT_EQ(
+      std::string(graph.status().message()),
+      "<input>:1:6: error: expected a graph name '@name', got end of file");
 }
 
 TEST(TextFormatTest, ParsesFilesAndNamesThemInErrors) {
   llvm::SmallString<128> path;
-  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("text-format", "remat", path));
+  ASSERT_FALSE(
+      llvm::sys::fs::createTemporaryFile("text-format", "remat", path));
   llvm::FileRemover remover(path);
   {
     std::error_code ec;

@@ -109,6 +109,7 @@ public:
 
 private:
   friend class Graph;
+  friend class Value;
   Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults);
 
   /// Drops this op's operand uses and control edges; called before deletion.
@@ -120,6 +121,8 @@ private:
   unsigned numResults_;
   std::unique_ptr<Value[]> results_;
   llvm::SmallVector<Value *, 2> operands_;
+  /// Where operand i's use sits in `operands_[i]->uses()`, for O(1) removal.
+  llvm::SmallVector<unsigned, 2> useSlots_;
   AttrList attrs_;
   llvm::SmallVector<Op *, 0> controlDeps_;
   llvm::SmallVector<Op *, 0> controlUsers_;
