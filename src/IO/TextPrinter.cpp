@@ -16,8 +16,6 @@
 
 #include "Lexer.h"
 
-#include "llvm/ADT/StringExtras.h"
-
 namespace remat {
 
 static bool needsEscape(llvm::StringRef text) {

@@ -16,8 +16,10 @@
 namespace remat {
 
 Graph::~Graph() {
+  // Every op goes, so no use list needs to stay exact: drop the references
+  // without the bookkeeping.
   for (Op &op : ops_)
-    op.dropAllReferences();
+    op.forgetReferences();
   ops_.clear();
 }
 
@@ -31,12 +33,19 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
   for (unsigned i = 0, e = resultTypes.size(); i < e; ++i) {
     Value &result = op->results_[i];
     llvm::StringRef base = resultNames.empty() ? llvm::StringRef() : resultNames[i];
-    result.name_ = uniqueName(base.empty() ? llvm::StringRef(def.name) : base);
+    if (base.empty())
+      base = def.name;
+    // One hash lookup when the name is free, the common case.
+    if (valuesByName_.try_emplace(base, &result).second) {
+      result.name_ = base.str();
+    } else {
+      result.name_ = uniqueName(base);
+      valuesByName_[result.name_] = &result;
+    }
     result.type_ = resultTypes[i];
     result.producer_ = op;
     result.resultIndex_ = i;
     result.id_ = nextValueId_++;
-    valuesByName_[result.name_] = &result;
   }
   op->operands_.assign(operands.begin(), operands.end());
   op->useSlots_.resize(operands.size());
@@ -47,6 +56,8 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
     ops_.insert(insertBefore->getIterator(), op);
   else
     ops_.push_back(op);
+  if (!def.hasFlag(OpFlagLeaf))
+    return op;
   if (def.name == "input")
     inputs_.push_back(op->result());
   else if (def.name == "param")
@@ -89,19 +100,17 @@ void Graph::setSchedule(llvm::ArrayRef<Op *> order) {
 }
 
 llvm::ArrayRef<Value *> Graph::collection(llvm::StringRef name) const {
-  for (const Collection &c : collections_)
-    if (c.name == name)
-      return c.values;
-  return {};
+  auto it = collectionIndex_.find(name);
+  if (it == collectionIndex_.end())
+    return {};
+  return collections_[it->second].values;
 }
 
 void Graph::addToCollection(llvm::StringRef name, Value *value) {
-  for (Collection &c : collections_)
-    if (c.name == name) {
-      c.values.push_back(value);
-      return;
-    }
-  collections_.push_back({name.str(), {value}});
+  auto [it, inserted] = collectionIndex_.try_emplace(name, collections_.size());
+  if (inserted)
+    collections_.push_back({name.str(), {}});
+  collections_[it->second].values.push_back(value);
 }
 
 Value *Graph::lookupValue(llvm::StringRef name) const {

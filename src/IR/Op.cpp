@@ -97,6 +97,12 @@ void Op::dropAllReferences() {
     removeControlDep(controlDeps_.back());
 }
 
+void Op::forgetReferences() {
+  operands_.clear();
+  controlDeps_.clear();
+  controlUsers_.clear();
+}
+
 std::string Op::describe() const {
   std::string names;
   for (unsigned i = 0; i < numResults_; ++i)

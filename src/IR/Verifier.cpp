@@ -21,8 +21,8 @@ namespace {
 /// Walks the schedule once, remembering which ops have run so far.
 class GraphVerifier {
 public:
-  explicit GraphVerifier(const Graph &graph)
-      : graph_(graph), scheduled_(graph.opIdBound(), false),
+  GraphVerifier(const Graph &graph, const VerifierOptions &options)
+      : graph_(graph), options_(options), scheduled_(graph.opIdBound(), false),
         slotsReading_(graph.valueIdBound(), 0) {}
 
   absl::Status run() {
@@ -78,6 +78,8 @@ private:
                                        op.result()->type().str()));
       return absl::OkStatus();
     }
+    if (!options_.checkInferredTypes)
+      return absl::OkStatus();
     llvm::SmallVector<Type, 4> operandTypes = op.operandTypes();
     absl::StatusOr<llvm::SmallVector<Type, 1>> inferred =
         inferResultTypes(op.def(), operandTypes, op.attrs());
@@ -128,12 +130,15 @@ private:
   }
 
   const Graph &graph_;
+  const VerifierOptions &options_;
   std::vector<bool> scheduled_;
   std::vector<unsigned> slotsReading_;
 };
 
 } // namespace
 
-absl::Status verify(const Graph &graph) { return GraphVerifier(graph).run(); }
+absl::Status verify(const Graph &graph, const VerifierOptions &options) {
+  return GraphVerifier(graph, options).run();
+}
 
 } // namespace remat

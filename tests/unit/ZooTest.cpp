@@ -472,8 +472,13 @@ std::vector<ErrorCase> errorCases() {
   };
 }
 
+/// `resnet_3`: the model and the case's index, so ctest lists readable names.
+std::string errorCaseName(const ::testing::TestParamInfo<ErrorCase> &info) {
+  return info.param.model + "_" + std::to_string(info.index);
+}
+
 INSTANTIATE_TEST_SUITE_P(Options, ZooErrorTest,
-                         ::testing::ValuesIn(errorCases()));
+                         ::testing::ValuesIn(errorCases()), errorCaseName);
 
 TEST(ZooImageSizeTest, TooSmallSurfacesTheShapeError) {
   // VGG halves the image five times: 16 -> 8 -> 4 -> 2 -> 1, and the fifth

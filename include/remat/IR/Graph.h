@@ -80,8 +80,7 @@ public:
   llvm::ArrayRef<Value *> outputs() const { return outputs_; }
   void addOutput(Value *value) { outputs_.push_back(value); }
   void setOutputs(std::vector<Value *> outputs) { outputs_ = std::move(outputs); }
-  /// Named collections, in the order they were first added to. Graphs have a
-  /// handful, so lookups by name scan this list.
+  /// Named collections, in the order they were first added to.
   llvm::ArrayRef<Collection> collections() const { return collections_; }
   /// Members of collection `name`; empty if there is no such collection.
   llvm::ArrayRef<Value *> collection(llvm::StringRef name) const;
@@ -113,6 +112,8 @@ private:
   std::vector<Value *> params_;
   std::vector<Value *> outputs_;
   std::vector<Collection> collections_;
+  /// Index into `collections_` by name.
+  llvm::StringMap<size_t> collectionIndex_;
   llvm::StringMap<Value *> valuesByName_;
   llvm::StringMap<unsigned> nextSuffix_;
   unsigned nextOpId_ = 0;

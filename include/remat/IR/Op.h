@@ -114,6 +114,9 @@ private:
 
   /// Drops this op's operand uses and control edges; called before deletion.
   void dropAllReferences();
+  /// Forgets operands and control edges without updating the other ends;
+  /// only for tearing down a whole graph.
+  void forgetReferences();
 
   Graph *graph_;
   const OpDef *def_;

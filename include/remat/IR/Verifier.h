@@ -28,8 +28,15 @@ namespace remat {
 
 class Graph;
 
+struct VerifierOptions {
+  /// Re-run shape inference on every op and compare with its result types. A
+  /// producer that has just inferred every type itself (the text parser) may
+  /// skip this, the most expensive check.
+  bool checkInferredTypes = true;
+};
+
 /// Checks `graph`; OK or the first problem found.
-absl::Status verify(const Graph &graph);
+absl::Status verify(const Graph &graph, const VerifierOptions &options = {});
 
 } // namespace remat
 
