@@ -45,8 +45,11 @@ absl::Status runDotCommand(llvm::ArrayRef<std::string> argv,
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
-  return writeOutput(args.get("output"), ctx.out,
-                     [&](llvm::raw_ostream &os) { printDot(*graph, os); });
+  absl::Status written =
+      writeOutput(args.get("output"), ctx.out,
+                  [&](llvm::raw_ostream &os) { printDot(*graph, os); });
+  disposeGraph(std::move(graph), ctx);
+  return written;
 }
 
 } // namespace remat::driver

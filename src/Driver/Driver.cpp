@@ -8,6 +8,10 @@
 
 #include "Commands.h"
 
+#include "remat/IR/Graph.h"
+
+#include "llvm/Support/BuryPointer.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -56,7 +60,7 @@ void printToolUsage(llvm::raw_ostream &os) {
 }
 
 int dispatch(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
-             llvm::raw_ostream &err) {
+             bool processExitsAfter, llvm::raw_ostream &err) {
   if (args.empty()) {
     reportError(
         absl::InvalidArgumentError("no subcommand given (see 'remat --help')"),
@@ -71,7 +75,7 @@ int dispatch(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
   for (const Subcommand &sub : kSubcommands) {
     if (sub.name != name)
       continue;
-    CommandContext ctx{out, err};
+    CommandContext ctx{out, err, processExitsAfter};
     absl::Status status = sub.run(args.drop_front(), ctx);
     out.flush();
     if (status.ok())
@@ -101,10 +105,16 @@ void driver::reportError(const absl::Status &status, llvm::raw_ostream &err) {
   err.flush();
 }
 
+void driver::disposeGraph(std::unique_ptr<Graph> graph,
+                          const CommandContext &ctx) {
+  if (ctx.processExitsAfter)
+    llvm::BuryPointer(std::move(graph));
+}
+
 int runRemat(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
-             llvm::raw_ostream &err) {
+             llvm::raw_ostream &err, bool processExitsAfter) {
   try {
-    return dispatch(args, out, err);
+    return dispatch(args, out, processExitsAfter, err);
   } catch (const std::bad_alloc &) {
     reportError(absl::ResourceExhaustedError("out of memory"), err);
     return 1;
@@ -114,7 +124,7 @@ int runRemat(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
 int runRematMain(int argc, char **argv, llvm::raw_ostream &out,
                  llvm::raw_ostream &err) {
   std::vector<std::string> args(argv + std::min(argc, 1), argv + argc);
-  return runRemat(args, out, err);
+  return runRemat(args, out, err, /*processExitsAfter=*/true);
 }
 
 } // namespace remat

@@ -125,8 +125,11 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   if (!args.has("split-input-file")) {
     REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
     REMAT_RETURN_IF_ERROR(optimize(*graph, *pipeline, args, ctx));
-    return writeOutput(args.get("output"), ctx.out,
-                       [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
+    absl::Status written =
+        writeOutput(args.get("output"), ctx.out,
+                    [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
+    disposeGraph(std::move(graph), ctx);
+    return written;
   }
 
   // Each graph's error is reported as it happens; the others still run.

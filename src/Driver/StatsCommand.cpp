@@ -63,9 +63,9 @@ struct GraphStats {
 GraphStats computeStats(const Graph &graph) {
   GraphStats stats;
   stats.graph = graph.name().str();
-  for (const Op &op : graph.ops())
-    if (!op.hasFlag(OpFlagLeaf))
-      ++stats.ops;
+  // Every declaration is an input or a param.
+  stats.ops =
+      graph.numOps() - graph.inputs().size() - graph.params().size();
   for (const Value *param : graph.params()) {
     stats.params += param->type().numElements();
     stats.paramBytes += param->type().byteSize();
@@ -77,10 +77,8 @@ GraphStats computeStats(const Graph &graph) {
   stats.flops = graphFlops(graph);
   stats.numSteps = graph.numOps();
   stats.memory = simulateMemory(graph);
-  int64_t step = 0;
-  for (const Op &op : graph.ops())
-    if (step++ == stats.memory.peakStep)
-      stats.peakOp = op.describe();
+  if (stats.memory.peakStep >= 0)
+    stats.peakOp = std::next(graph.ops().begin(), stats.memory.peakStep)->describe();
   return stats;
 }
 
@@ -152,6 +150,7 @@ absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
                          singlePositional(spec, args, "FILE"));
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   GraphStats stats = computeStats(*graph);
+  disposeGraph(std::move(graph), ctx);
   bool json = args.has("json");
   return writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
     if (json)

@@ -88,8 +88,11 @@ absl::Status runZooCommand(llvm::ArrayRef<std::string> argv,
   // Generators promise verified graphs; a failure here is a generator bug,
   // reported rather than printed.
   REMAT_RETURN_IF_ERROR(verify(*graph));
-  return writeOutput(args.get("output"), ctx.out,
-                     [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
+  absl::Status written =
+      writeOutput(args.get("output"), ctx.out,
+                  [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
+  disposeGraph(std::move(graph), ctx);
+  return written;
 }
 
 } // namespace remat::driver

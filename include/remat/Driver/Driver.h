@@ -28,9 +28,11 @@ namespace remat {
 int runRematMain(int argc, char **argv, llvm::raw_ostream &out,
                  llvm::raw_ostream &err);
 
-/// `runRematMain` over the words after the program name.
+/// `runRematMain` over the words after the program name. `processExitsAfter`
+/// lets commands leave their graphs to the operating system instead of
+/// freeing them; in-process callers keep the default.
 int runRemat(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
-             llvm::raw_ostream &err);
+             llvm::raw_ostream &err, bool processExitsAfter = false);
 
 } // namespace remat
 
