@@ -14,6 +14,7 @@
 
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
+#include "remat/IO/TextFormat.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -261,6 +262,15 @@ TEST_P(ZooSmallModelTest, SameOptionsGiveTheSameGraph) {
     for (unsigned i = 0; i < a->numOperands(); ++i)
       EXPECT_EQ(a->operand(i)->name(), b->operand(i)->name());
   }
+}
+
+TEST_P(ZooSmallModelTest, PrintParsePrintIsTheIdentity) {
+  auto graph = build(GetParam().model, GetParam().options);
+  ASSERT_TRUE(graph);
+  std::string printed = printGraph(*graph);
+  absl::StatusOr<std::unique_ptr<Graph>> parsed = parseGraph(printed, "zoo");
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  EXPECT_EQ(printGraph(**parsed), printed);
 }
 
 std::string smallModelName(const ::testing::TestParamInfo<SmallModel> &info) {
