@@ -127,8 +127,7 @@ public:
     absl::flat_hash_set<Op *, OpStructuralHash, IsSameComputation> known;
     known.reserve(graph.numOps());
 
-    // Erased at the end, latest first: each holds the latest uses of its
-    // operands then, which Value::removeUse finds first.
+    // Erased after the walk, which must not lose its place in the list.
     std::vector<Op *> duplicates;
     for (Op &opRef : graph.ops()) {
       Op *op = &opRef;
@@ -144,8 +143,8 @@ public:
       moveReaders(graph, op, kept, isCollected);
       duplicates.push_back(op);
     }
-    for (auto it = duplicates.rbegin(), e = duplicates.rend(); it != e; ++it)
-      graph.erase(*it);
+    for (Op *duplicate : duplicates)
+      graph.erase(duplicate);
     return !duplicates.empty();
   }
 
