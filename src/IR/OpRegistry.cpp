@@ -6,6 +6,9 @@
 
 #include "remat/IR/OpRegistry.h"
 
+#include "remat/IR/Gradient.h"
+#include "remat/Runtime/Kernel.h"
+
 #include "llvm/ADT/STLExtras.h"
 
 #include <cassert>
@@ -33,9 +36,28 @@ OpRegistry &OpRegistry::global() {
   static OpRegistry *registry = [] {
     auto *r = new OpRegistry();
     registerAllOps(*r);
+    registerAllGradients(*r);
+    registerAllKernels(*r);
     return r;
   }();
   return *registry;
+}
+
+OpRegistry::OpRegistry() = default;
+OpRegistry::~OpRegistry() = default;
+
+void OpRegistry::setGradient(llvm::StringRef kind, GradientRule rule) {
+  OpDef *def = lookupMutable(kind);
+  assert(def && !def->gradient && "gradient rule for an unknown op, or twice");
+  gradients_.push_back(std::make_unique<GradientRule>(std::move(rule)));
+  def->gradient = gradients_.back().get();
+}
+
+void OpRegistry::setKernel(llvm::StringRef kind, Kernel kernel) {
+  OpDef *def = lookupMutable(kind);
+  assert(def && !def->kernel && "kernel for an unknown op, or twice");
+  kernels_.push_back(std::make_unique<Kernel>(std::move(kernel)));
+  def->kernel = kernels_.back().get();
 }
 
 void OpRegistry::add(OpDef def) {

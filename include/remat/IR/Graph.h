@@ -25,6 +25,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/ilist.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -98,6 +99,11 @@ public:
 
   /// Makes every reader of `from` (operands, outputs, collections) read `to`.
   void replaceAllUsesWith(Value *from, Value *to);
+
+  /// A deep copy: same schedule, names, types, attributes, locations, regions,
+  /// devices, control dependencies, outputs and collections. Ids are dense
+  /// again in the copy. Linear in ops + edges.
+  std::unique_ptr<Graph> clone() const;
 
   /// One past the largest op id ever handed out.
   unsigned opIdBound() const { return nextOpId_; }

@@ -105,7 +105,8 @@ using InferTypesFn =
 using FlopsFn =
     std::function<int64_t(const OpSignature &, llvm::ArrayRef<Type> results)>;
 
-/// Placeholders filled by the autodiff and runtime layers (later issues).
+/// Defined by the gradient layer (remat/IR/Gradient.h) and the runtime layer
+/// (remat/Runtime/Kernel.h); the registry owns them.
 struct GradientRule;
 struct Kernel;
 
@@ -152,11 +153,26 @@ public:
   /// Every definition, sorted by name.
   std::vector<const OpDef *> all() const;
 
+  /// Attaches the gradient rule of `kind`, which must be registered and have
+  /// none yet (asserted: a programming error).
+  void setGradient(llvm::StringRef kind, GradientRule rule);
+  /// Attaches the executor kernel of `kind`, likewise.
+  void setKernel(llvm::StringRef kind, Kernel kernel);
+
+  OpRegistry();
+  ~OpRegistry();
+  OpRegistry(const OpRegistry &) = delete;
+  OpRegistry &operator=(const OpRegistry &) = delete;
+
 private:
   llvm::StringMap<std::unique_ptr<OpDef>> defs_;
+  std::vector<std::unique_ptr<GradientRule>> gradients_;
+  std::vector<std::unique_ptr<Kernel>> kernels_;
 };
 
-/// Registers every built-in op family into `registry`.
+/// Registers every built-in op family into `registry`. `OpRegistry::global()`
+/// then attaches gradient rules (`registerAllGradients`) and kernels
+/// (`registerAllKernels`).
 void registerAllOps(OpRegistry &registry);
 
 // One function per op family, each defined in its own file under src/IR/Ops/.

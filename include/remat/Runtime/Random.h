@@ -1,0 +1,41 @@
+//===- Random.h - Counter-based random numbers -------------------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Stateless random numbers: element `index` of a stream keyed by `key` is a
+/// pure function of the two (Philox4x32-10, from Random123). Random ops key
+/// their stream by their `seed` attribute, so an op recomputed in the backward
+/// pass, or any op with the same key, draws exactly the same numbers, in any
+/// dtype.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_RUNTIME_RANDOM_H
+#define REMAT_RUNTIME_RANDOM_H
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+
+namespace remat {
+
+/// 32 random bits: element `index` of stream `key`.
+uint32_t randomBits(uint64_t key, uint64_t index);
+
+/// Uniform in [0, 1) with 32 bits of resolution: element `index` of `key`.
+double randomUniform(uint64_t key, uint64_t index);
+
+/// Whether dropout with `rate` keeps element `index` of stream `seed`. Decided
+/// on integers, so f32 and f64 runs keep the same elements.
+bool dropoutKeeps(uint64_t seed, uint64_t index, double rate);
+
+/// A stream key derived from a run seed and a name (of an input or param), so
+/// that two graphs fed with the same seed get the same data for a name.
+uint64_t streamKey(uint64_t seed, llvm::StringRef name);
+
+} // namespace remat
+
+#endif // REMAT_RUNTIME_RANDOM_H

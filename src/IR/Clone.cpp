@@ -1,0 +1,50 @@
+//===- Clone.cpp - Deep copies of graphs ------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/IR/Graph.h"
+
+#include <vector>
+
+namespace remat {
+
+std::unique_ptr<Graph> Graph::clone() const {
+  auto copy = std::make_unique<Graph>(name_);
+  copy->setSourceName(sourceName_);
+  // Side tables by id of this graph: the copy of each value and op.
+  std::vector<Value *> valueMap(nextValueId_, nullptr);
+  std::vector<Op *> opMap(nextOpId_, nullptr);
+  llvm::SmallVector<Value *, 4> operands;
+  llvm::SmallVector<Type, 2> types;
+  llvm::SmallVector<std::string, 2> names;
+  for (const Op &op : ops_) {
+    operands.clear();
+    for (Value *operand : op.operands())
+      operands.push_back(valueMap[operand->id()]);
+    types.clear();
+    names.clear();
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+      types.push_back(op.result(i)->type());
+      names.push_back(op.result(i)->name().str());
+    }
+    Op *newOp = copy->createOp(op.def(), operands, op.attrs(), types, names);
+    newOp->setLoc(op.loc());
+    newOp->setRegion(op.region().str());
+    newOp->setDevice(op.device().str());
+    for (Op *dep : op.controlDeps())
+      newOp->addControlDep(opMap[dep->id()]);
+    opMap[op.id()] = newOp;
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i)
+      valueMap[op.result(i)->id()] = newOp->result(i);
+  }
+  for (Value *output : outputs_)
+    copy->addOutput(valueMap[output->id()]);
+  for (const Collection &collection : collections_)
+    for (Value *member : collection.values)
+      copy->addToCollection(collection.name, valueMap[member->id()]);
+  return copy;
+}
+
+} // namespace remat
