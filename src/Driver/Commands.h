@@ -62,6 +62,8 @@ absl::Status runDotCommand(llvm::ArrayRef<std::string> args,
                            CommandContext &ctx);
 absl::Status runOpsCommand(llvm::ArrayRef<std::string> args,
                            CommandContext &ctx);
+absl::Status runRunCommand(llvm::ArrayRef<std::string> args,
+                           CommandContext &ctx);
 
 } // namespace remat::driver
 

@@ -40,6 +40,12 @@ constexpr Subcommand kSubcommands[] = {
     {"opt", "FILE -p PIPELINE [--verify-each] [--timing] [-o OUT]",
      "Runs a pass pipeline on a graph and prints the result.",
      driver::runOptCommand},
+    {"run",
+     "FILE [--seed=N] [--check-grad [--samples=N]] [--compare=OTHER] "
+     "[--tol=X] [--json] [-o OUT]",
+     "Runs a graph on the reference CPU executor: outputs, measured peak "
+     "memory, checks.",
+     driver::runRunCommand},
     {"stats", "FILE [--json]",
      "Prints ops, parameters, FLOPs and the peak memory of the schedule.",
      driver::runStatsCommand},

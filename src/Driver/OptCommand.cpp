@@ -5,10 +5,11 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Runs a textual pass pipeline over a graph and prints the result. With
-/// `--split-input-file` each `// -----`-separated graph is processed on its
-/// own and the outputs are separated the same way; an error in one graph is
-/// reported and the next one still runs.
+/// Turns a forward graph into its training graph with a checkpoint strategy
+/// (`--strategy`, the default), or runs a textual pass pipeline (`-p`), and
+/// prints the result. With `--split-input-file` each `// -----`-separated
+/// graph is processed on its own and the outputs are separated the same way;
+/// an error in one graph is reported and the next one still runs.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -16,10 +17,12 @@
 #include "CommandIO.h"
 #include "Commands.h"
 
+#include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
+#include "remat/Pass/Training.h"
 #include "remat/Support/Status.h"
 
 #include <fmt/format.h>
@@ -30,15 +33,25 @@ namespace {
 const CommandSpec &optSpec() {
   static const CommandSpec spec{
       .name = "opt",
-      .synopsis = "FILE -p PIPELINE [--verify-each] [--timing] "
-                  "[--split-input-file] [-o OUT]",
+      .synopsis = "FILE [--strategy=S] [--report=FILE|-] [-p PIPELINE] "
+                  "[--verify-each] [--timing] [--split-input-file] [-o OUT]",
       .description =
-          "Runs the pass pipeline PIPELINE on the graph in FILE (`-` for "
-          "stdin) and prints the\nresulting graph as text IR. A pipeline is "
-          "a comma-separated list of passes, each\nwith optional options: "
-          "`dce,cse,toposort` or `dce{keep-unused-leaves=false}`.\nThe "
-          "result is verified before it is printed.",
+          "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
+          "into its training\ngraph: autodiff, the strategy's "
+          "rematerialization, scheduling and verification;\nthe gradient of "
+          "param `p` is the output `p.grad`. Strategies: none (plain\n"
+          "autodiff, the default). With -p, runs the pass pipeline PIPELINE "
+          "instead: a\ncomma-separated list of passes, each with optional "
+          "options: `dce,cse,toposort`\nor `dce{keep-unused-leaves=false}`. "
+          "The result is verified before it is printed.",
       .options = {
+          {.name = "strategy",
+           .valueName = "S",
+           .help = "The checkpoint strategy (default none)."},
+          {.name = "report",
+           .valueName = "FILE",
+           .help = "Writes the JSON report of the strategy run to FILE (`-` "
+                   "for stdout, which then needs -o for the graph)."},
           {.name = "pipeline",
            .shortName = 'p',
            .valueName = "PIPELINE",
@@ -90,16 +103,64 @@ void printTimings(const PipelineResult &result, llvm::raw_ostream &err) {
   err.flush();
 }
 
-/// Runs a fresh instance of `pipeline` on `graph` and verifies the result.
-absl::Status optimize(Graph &graph, llvm::StringRef pipeline,
-                      const ParsedArgs &args, CommandContext &ctx) {
+/// What `remat opt` does to each graph: a strategy run or a pipeline.
+struct OptPlan {
+  std::optional<std::string> pipeline;
+  TrainingOptions training;
+};
+
+/// Runs `plan` on `graph` and verifies the result.
+absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
+                      CommandContext &ctx) {
+  if (!plan.pipeline) {
+    REMAT_ASSIGN_OR_RETURN(TrainingReport report,
+                           buildTrainingGraph(graph, plan.training));
+    if (args.has("timing"))
+      printTimings({.changed = true, .timings = report.timings}, ctx.err);
+    if (std::optional<std::string> path = args.get("report")) {
+      REMAT_RETURN_IF_ERROR(
+          writeOutput(path, ctx.out, [&](llvm::raw_ostream &os) {
+            printReportJson(report, os);
+          }));
+    }
+    return absl::OkStatus();
+  }
   PassManager pm;
   pm.enableVerifier(args.has("verify-each"));
-  REMAT_RETURN_IF_ERROR(parsePassPipeline(pipeline, pm));
+  REMAT_RETURN_IF_ERROR(parsePassPipeline(*plan.pipeline, pm));
   REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph));
   if (args.has("timing"))
     printTimings(result, ctx.err);
   return verify(graph);
+}
+
+/// Checks the options that choose between a strategy run and a pipeline,
+/// before any input is read.
+absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
+  OptPlan plan;
+  plan.pipeline = args.get("pipeline");
+  std::optional<std::string> strategy = args.get("strategy");
+  if (plan.pipeline && strategy)
+    return invalidArgument("'remat opt' takes --strategy or -p, not both");
+  std::optional<std::string> report = args.get("report");
+  if (plan.pipeline && report)
+    return invalidArgument("--report needs a strategy run, not -p");
+  if (report && args.has("split-input-file"))
+    return invalidArgument("--report takes one graph, not --split-input-file");
+  std::optional<std::string> output = args.get("output");
+  if (report && *report == "-" && (!output || *output == "-"))
+    return invalidArgument("--report=- writes the report to stdout: give the "
+                           "graph a file with -o");
+  if (plan.pipeline) {
+    // A malformed pipeline is reported before the input is read.
+    PassManager check;
+    REMAT_RETURN_IF_ERROR(parsePassPipeline(*plan.pipeline, check));
+    return plan;
+  }
+  plan.training.strategy = strategy.value_or("none");
+  plan.training.verifyEach = args.has("verify-each");
+  REMAT_RETURN_IF_ERROR(checkStrategyName(plan.training.strategy));
+  return plan;
 }
 
 } // namespace
@@ -114,17 +175,11 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
-  std::optional<std::string> pipeline = args.get("pipeline");
-  if (!pipeline)
-    return invalidArgument(
-        "'remat opt' needs a pipeline: -p PIPELINE (see 'remat opt --help')");
-  // A malformed pipeline is reported before the input is read.
-  PassManager check;
-  REMAT_RETURN_IF_ERROR(parsePassPipeline(*pipeline, check));
+  REMAT_ASSIGN_OR_RETURN(OptPlan plan, planFromArgs(args));
 
   if (!args.has("split-input-file")) {
     REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
-    REMAT_RETURN_IF_ERROR(optimize(*graph, *pipeline, args, ctx));
+    REMAT_RETURN_IF_ERROR(optimize(*graph, plan, args, ctx));
     absl::Status written =
         writeOutput(args.get("output"), ctx.out,
                     [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
@@ -140,7 +195,7 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
     absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(chunk.text, name);
     absl::Status status = graph.status();
     if (status.ok())
-      status = optimize(**graph, *pipeline, args, ctx);
+      status = optimize(**graph, plan, args, ctx);
     if (status.ok())
       printed.push_back(printGraph(**graph));
     else

@@ -194,6 +194,7 @@ void registerAllPasses(PassRegistry &registry) {
   registerDCEPass(registry);
   registerCSEPass(registry);
   registerTopoSortPass(registry);
+  registerAutodiffPass(registry);
   registerTestPrintAnalysisPasses(registry);
 }
 

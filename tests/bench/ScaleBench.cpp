@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Builds, prints, parses, verifies, sorts and simulates the memory of MLP
-/// chains from 1k to over 1M ops. Each benchmark reports `ops` (the graph
+/// Builds, prints, parses, verifies, sorts, simulates the memory of and
+/// differentiates MLP chains from 1k to over 1M ops. Each benchmark reports `ops` (the graph
 /// size) and an `ops/s` rate, so that time per op can be read off as size
 /// grows: a flat rate means linear cost.
 ///
@@ -16,6 +16,7 @@
 #include "remat/Analysis/TopoSort.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
+#include "remat/Pass/Autodiff.h"
 #include "remat/Zoo/Zoo.h"
 
 #include <benchmark/benchmark.h>
@@ -98,6 +99,27 @@ void BM_SimulateMemory(benchmark::State &state) {
   reportSize(state, *graph);
 }
 
+/// `ops` is the forward graph's size; the training graph is about 2.6x that.
+void BM_Autodiff(benchmark::State &state) {
+  std::unique_ptr<Graph> forward = buildChain(state.range(0));
+  int64_t added = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<Graph> graph = forward->clone();
+    state.ResumeTiming();
+    absl::StatusOr<AutodiffResult> result = differentiate(*graph);
+    if (!result.ok())
+      state.SkipWithError("autodiff failed");
+    else
+      added = result->numOpsAdded;
+    state.PauseTiming();
+    graph.reset();
+    state.ResumeTiming();
+  }
+  reportSize(state, *forward);
+  state.counters["ops_added"] = double(added);
+}
+
 // 1k to a little over 1M ops, by factors of 4.
 #define REMAT_SCALE_BENCHMARK(fn)                                              \
   BENCHMARK(fn)                                                                \
@@ -115,6 +137,7 @@ REMAT_SCALE_BENCHMARK(BM_Parse);
 REMAT_SCALE_BENCHMARK(BM_Verify);
 REMAT_SCALE_BENCHMARK(BM_TopoSort);
 REMAT_SCALE_BENCHMARK(BM_SimulateMemory);
+REMAT_SCALE_BENCHMARK(BM_Autodiff);
 
 } // namespace
 } // namespace remat

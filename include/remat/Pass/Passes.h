@@ -15,6 +15,7 @@
 #ifndef REMAT_PASS_PASSES_H
 #define REMAT_PASS_PASSES_H
 
+#include "remat/Pass/Autodiff.h"
 #include "remat/Pass/Pass.h"
 
 #include <memory>
@@ -42,11 +43,16 @@ std::unique_ptr<Pass> createCSEPass();
 /// of Analysis/TopoSort.h.
 std::unique_ptr<Pass> createTopoSortPass();
 
+/// `autodiff`: appends the backward pass and the `<x>.grad` outputs (see
+/// remat/Pass/Autodiff.h).
+std::unique_ptr<Pass> createAutodiffPass(AutodiffOptions options = {});
+
 // Registration, one function per pass file.
 void registerVerifyPass(PassRegistry &registry);
 void registerDCEPass(PassRegistry &registry);
 void registerCSEPass(PassRegistry &registry);
 void registerTopoSortPass(PassRegistry &registry);
+void registerAutodiffPass(PassRegistry &registry);
 /// The `test-print-*` passes that print analyses for FileCheck tests.
 void registerTestPrintAnalysisPasses(PassRegistry &registry);
 

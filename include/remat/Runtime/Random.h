@@ -6,10 +6,12 @@
 ///
 /// \file
 /// Stateless random numbers: element `index` of a stream keyed by `key` is a
-/// pure function of the two (Philox4x32-10, from Random123). Random ops key
-/// their stream by their `seed` attribute, so an op recomputed in the backward
-/// pass, or any op with the same key, draws exactly the same numbers, in any
-/// dtype.
+/// pure function of the two (Philox4x32-10, from Random123). One Philox call
+/// on counter `index / 4` with key `key` yields four 32-bit words and element
+/// `index` is word `index % 4`, so a kernel drawing consecutive elements pays
+/// one call per four (`randomBlock`). Random ops key their stream by their
+/// `seed` attribute, so an op recomputed in the backward pass, or any op with
+/// the same key, draws exactly the same numbers, in any dtype.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -18,9 +20,13 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <array>
 #include <cstdint>
 
 namespace remat {
+
+/// Elements 4 * block .. 4 * block + 3 of stream `key`, in order.
+std::array<uint32_t, 4> randomBlock(uint64_t key, uint64_t block);
 
 /// 32 random bits: element `index` of stream `key`.
 uint32_t randomBits(uint64_t key, uint64_t index);
@@ -31,6 +37,10 @@ double randomUniform(uint64_t key, uint64_t index);
 /// Whether dropout with `rate` keeps element `index` of stream `seed`. Decided
 /// on integers, so f32 and f64 runs keep the same elements.
 bool dropoutKeeps(uint64_t seed, uint64_t index, double rate);
+
+/// The threshold `dropoutKeeps` compares with: element `index` is kept iff its
+/// random bits are >= `dropoutThreshold(rate)` (round(rate * 2^32)).
+uint64_t dropoutThreshold(double rate);
 
 /// A stream key derived from a run seed and a name (of an input or param), so
 /// that two graphs fed with the same seed get the same data for a name.

@@ -1,13 +1,80 @@
-//===- Normalization.cpp - Gradient rules of the Normalization family -----------------===//
+//===- Normalization.cpp - Gradient rules of layer_norm and batch_norm ------===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
+///
+/// \file
+/// Both rules call their backward op, which recomputes the statistics from x
+/// and returns dx, dgamma and dbeta. batch_norm's mean and var results are
+/// optional gradients: when present anyway, their exact contributions are
+/// added to dx, with M = the number of elements per channel:
+///   d mean_c / d x = 1 / M,   d var_c / d x = 2 (x - mean_c) / M.
+///
+//===----------------------------------------------------------------------===//
 
-#include "remat/IR/Gradient.h"
+#include "GradientUtils.h"
 
 namespace remat {
+using namespace grad;
 
-void registerNormalizationGradients(OpRegistry &registry) { (void)registry; }
+/// The backward op `kind`(x, gamma, dy) {eps}; null if nothing is wanted.
+static Op *normGrad(const GradientContext &ctx, llvm::StringRef kind) {
+  if (!wants(ctx, 0) && !wants(ctx, 1) && !wants(ctx, 2))
+    return nullptr;
+  return ctx.builder().create(
+      kind, {ctx.operand(0), ctx.operand(1), ctx.resultGrad(0)},
+      {{"eps", ctx.signature().getFloat("eps")}});
+}
+
+/// One gradient per operand from the backward op's three results.
+static Grads operandGrads(const GradientContext &ctx, Op *backward) {
+  Grads grads = none(ctx);
+  if (backward)
+    for (unsigned i = 0; i < 3; ++i)
+      if (wants(ctx, i))
+        grads[i] = backward->result(i);
+  return grads;
+}
+
+static absl::StatusOr<Grads> layerNormGrad(const GradientContext &ctx) {
+  return finish(ctx, operandGrads(ctx, normGrad(ctx, "layer_norm_grad")));
+}
+
+/// A per-channel [C] value reshaped to [1, C, 1, ...] to broadcast against x.
+static Value *perChannel(const GradientContext &ctx, Value *stat) {
+  std::vector<int64_t> shape(ctx.operand(0)->type().rank(), 1);
+  shape[1] = stat->type().dim(0);
+  return ctx.builder().op("reshape", {stat}, {{"shape", Attribute(shape)}});
+}
+
+static absl::StatusOr<Grads> batchNormGrad(const GradientContext &ctx) {
+  Grads grads = operandGrads(ctx, normGrad(ctx, "batch_norm_grad"));
+  Value *dmean = ctx.resultGrad(1), *dvar = ctx.resultGrad(2);
+  if (!grads[0] || (!dmean && !dvar))
+    return finish(ctx, grads);
+  const Type &x = ctx.operand(0)->type();
+  int64_t perChannelCount = x.dim(1) == 0 ? 0 : x.numElements() / x.dim(1);
+  double invCount = perChannelCount == 0 ? 0.0 : 1.0 / double(perChannelCount);
+  Builder &b = ctx.builder();
+  Value *dx = grads[0];
+  if (dmean)
+    dx = b.op("add", {dx, b.op("mul", {perChannel(ctx, dmean),
+                                       ctx.scalar(invCount, x.dtype())})});
+  if (dvar) {
+    Value *centered = b.op("sub", {ctx.operand(0), perChannel(ctx, ctx.result(1))});
+    Value *scale = b.op("mul", {perChannel(ctx, dvar),
+                                ctx.scalar(2.0 * invCount, x.dtype())});
+    dx = b.op("add", {dx, b.op("mul", {centered, scale})});
+  }
+  grads[0] = dx;
+  return finish(ctx, grads);
+}
+
+void registerNormalizationGradients(OpRegistry &registry) {
+  setRule(registry, "layer_norm", layerNormGrad);
+  // Bits 1 and 2: mean and var need no gradient.
+  setRule(registry, "batch_norm", batchNormGrad, (1u << 1) | (1u << 2));
+}
 
 } // namespace remat

@@ -1,13 +1,33 @@
-//===- Random.cpp - Gradient rules of the Random family -----------------===//
+//===- Random.cpp - Gradient rule of dropout --------------------------------===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
+///
+/// \file
+/// dropout's gradient is dropout of dy with the same seed and rate: the same
+/// mask and the same 1/(1-rate) scale.
+///
+//===----------------------------------------------------------------------===//
 
-#include "remat/IR/Gradient.h"
+#include "GradientUtils.h"
 
 namespace remat {
+using namespace grad;
 
-void registerRandomGradients(OpRegistry &registry) { (void)registry; }
+static absl::StatusOr<Grads> dropoutGrad(const GradientContext &ctx) {
+  Grads grads = none(ctx);
+  if (!wants(ctx, 0))
+    return grads;
+  OpSignature sig = ctx.signature();
+  grads[0] = ctx.builder().op(
+      "dropout", {ctx.resultGrad()},
+      {{"rate", sig.getFloat("rate")}, {"seed", sig.getInt("seed")}});
+  return finish(ctx, grads);
+}
+
+void registerRandomGradients(OpRegistry &registry) {
+  setRule(registry, "dropout", dropoutGrad);
+}
 
 } // namespace remat

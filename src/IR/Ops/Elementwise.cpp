@@ -7,7 +7,10 @@
 /// \file
 /// Elementwise math. Binary ops follow numpy broadcasting and need equal
 /// dtypes. Each costs one FLOP per result element (the cost model's rule for
-/// elementwise ops; profiled costs go in a `cost` attribute).
+/// elementwise ops; profiled costs go in a `cost` attribute). The backward
+/// ops of the nonlinearities (relu_grad, ...) take the forward's input or
+/// output and the result gradient dy, of one float type, and cost a few FLOPs
+/// per element.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -29,6 +32,16 @@ static absl::StatusOr<TypeList> inferBinary(const OpSignature &sig) {
 static absl::StatusOr<TypeList> inferFloatUnary(const OpSignature &sig) {
   REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
   return TypeList{sig.operand(0)};
+}
+
+/// Two float operands of one type (the forward's x or y, and dy).
+static absl::StatusOr<TypeList> inferActivationGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  if (sig.operand(1) != sig.operand(0))
+    return invalidArgument("'{}' dy {} must have the type of operand 0 {}",
+                           sig.def().name, sig.operand(1).str(),
+                           sig.operand(0).str());
+  return TypeList{sig.operand(1)};
 }
 
 void registerElementwiseOps(OpRegistry &registry) {
@@ -69,6 +82,30 @@ void registerElementwiseOps(OpRegistry &registry) {
                   .maxOperands = 2,
                   .inferTypes = inferBinary,
                   .flops = flopsPerResultElement(1)});
+  struct GradEntry {
+    const char *name;
+    const char *summary;
+    int64_t flops;
+  };
+  for (GradEntry e :
+       {GradEntry{"relu_grad", "Backward of relu from its result y and dy: dy "
+                               "where y > 0, else 0.",
+                  1},
+        GradEntry{"gelu_grad", "Backward of gelu from its input x and dy: dy * "
+                               "(Phi(x) + x * phi(x)), the exact (erf) form.",
+                  8},
+        GradEntry{"sigmoid_grad", "Backward of sigmoid from its result y and "
+                                  "dy: dy * y * (1 - y).",
+                  3},
+        GradEntry{"tanh_grad", "Backward of tanh from its result y and dy: dy "
+                               "* (1 - y * y).",
+                  3}})
+    registry.add({.name = e.name,
+                  .summary = e.summary,
+                  .minOperands = 2,
+                  .maxOperands = 2,
+                  .inferTypes = inferActivationGrad,
+                  .flops = flopsPerResultElement(e.flops)});
 }
 
 } // namespace remat

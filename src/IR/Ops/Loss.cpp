@@ -7,7 +7,8 @@
 /// \file
 /// Losses reduce to a scalar of the prediction's dtype, averaged over the
 /// positions they score: `softmax_cross_entropy` over integer class labels,
-/// `mse_loss` over elements.
+/// `mse_loss` over elements. `softmax_cross_entropy_grad` is the backward op
+/// of the former.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,10 +25,23 @@ static absl::StatusOr<TypeList> inferSoftmaxCrossEntropy(const OpSignature &sig)
   const Type &labels = sig.operand(1);
   if (labels.shape() != logits.shape().drop_back())
     return invalidArgument(
-        "'softmax_cross_entropy' labels {} must have the shape of logits {} "
+        "'{}' labels {} must have the shape of logits {} "
         "without the class dim, {}",
-        labels.str(), logits.str(), formatShape(logits.shape().drop_back()));
+        sig.def().name, labels.str(), logits.str(),
+        formatShape(logits.shape().drop_back()));
   return TypeList{Type::scalar(logits.dtype())};
+}
+
+/// softmax_cross_entropy_grad(logits, labels, dy): result logits' type.
+static absl::StatusOr<TypeList>
+inferSoftmaxCrossEntropyGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(inferSoftmaxCrossEntropy(sig).status());
+  Type loss = Type::scalar(sig.operand(0).dtype());
+  if (sig.operand(2) != loss)
+    return invalidArgument(
+        "'softmax_cross_entropy_grad' dy {} must be the loss type {}",
+        sig.operand(2).str(), loss.str());
+  return TypeList{sig.operand(0)};
 }
 
 static absl::StatusOr<TypeList> inferMseLoss(const OpSignature &sig) {
@@ -58,6 +72,16 @@ void registerLossOps(OpRegistry &registry) {
        .maxOperands = 2,
        .inferTypes = inferMseLoss,
        .flops = flopsPerOperandElement(0, 3)});
+  registry.add(
+      {.name = "softmax_cross_entropy_grad",
+       .summary = "Backward of softmax_cross_entropy from float logits [..., "
+                  "C], integer labels [...] and the scalar dy: (softmax(logits) "
+                  "- onehot(labels)) * dy / (number of label positions); "
+                  "result logits' type.",
+       .minOperands = 3,
+       .maxOperands = 3,
+       .inferTypes = inferSoftmaxCrossEntropyGrad,
+       .flops = flopsPerOperandElement(0, 5)});
 }
 
 } // namespace remat

@@ -8,7 +8,10 @@
 /// `layer_norm` normalises over the last dim; `batch_norm` (training mode)
 /// normalises each channel (axis 1) with batch statistics and also returns
 /// them, so that the backward pass need not recompute them. Both scale by
-/// gamma and shift by beta, and cost 8 FLOPs per element of x.
+/// gamma and shift by beta, and cost 8 FLOPs per element of x. Their backward
+/// ops layer_norm_grad and batch_norm_grad take (x, gamma, dy), recompute the
+/// statistics from x, return dx, dgamma and dbeta, and cost 12 FLOPs per
+/// element of x.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +56,32 @@ static absl::StatusOr<TypeList> inferBatchNorm(const OpSignature &sig) {
   return TypeList{x, stats, stats};
 }
 
+/// (x, gamma, dy) of a normalisation over `features` per-feature params:
+/// results dx (x's type), dgamma and dbeta [features].
+static absl::StatusOr<TypeList> inferNormGrad(const OpSignature &sig,
+                                              int64_t features,
+                                              llvm::StringRef why) {
+  const Type &x = sig.operand(0);
+  for (unsigned i = 0; i < 3; ++i)
+    REMAT_RETURN_IF_ERROR(expectFloat(sig, i));
+  REMAT_RETURN_IF_ERROR(expectSameDType(sig));
+  REMAT_RETURN_IF_ERROR(expectShape(sig, 1, {features}, why));
+  REMAT_RETURN_IF_ERROR(expectShape(sig, 2, x.shape(), "the shape of x"));
+  REMAT_RETURN_IF_ERROR(expectNonNegativeEps(sig));
+  Type param(x.dtype(), {features});
+  return TypeList{x, param, param};
+}
+
+static absl::StatusOr<TypeList> inferLayerNormGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectMinRank(sig, 0, 1));
+  return inferNormGrad(sig, sig.operand(0).dim(-1), "the last dim of x");
+}
+
+static absl::StatusOr<TypeList> inferBatchNormGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectMinRank(sig, 0, 2));
+  return inferNormGrad(sig, sig.operand(0).dim(1), "the channels of x");
+}
+
 void registerNormalizationOps(OpRegistry &registry) {
   registry.add(
       {.name = "layer_norm",
@@ -75,6 +104,27 @@ void registerNormalizationOps(OpRegistry &registry) {
        .attrs = {{"eps", AttrKind::Float, Attribute(1e-5)}},
        .inferTypes = inferBatchNorm,
        .flops = flopsPerOperandElement(0, 8)});
+  registry.add(
+      {.name = "layer_norm_grad",
+       .summary = "Backward of layer_norm from float x [..., D], gamma [D] "
+                  "and dy (x's type) {eps = 1e-5}, statistics recomputed from "
+                  "x; results dx (x's type), dgamma [D], dbeta [D].",
+       .minOperands = 3,
+       .maxOperands = 3,
+       .attrs = {{"eps", AttrKind::Float, Attribute(1e-5)}},
+       .inferTypes = inferLayerNormGrad,
+       .flops = flopsPerOperandElement(0, 12)});
+  registry.add(
+      {.name = "batch_norm_grad",
+       .summary = "Backward of training-mode batch_norm from float x [N, C, "
+                  "...], gamma [C] and dy (x's type) {eps = 1e-5}, batch "
+                  "statistics recomputed from x; results dx (x's type), dgamma "
+                  "[C], dbeta [C].",
+       .minOperands = 3,
+       .maxOperands = 3,
+       .attrs = {{"eps", AttrKind::Float, Attribute(1e-5)}},
+       .inferTypes = inferBatchNormGrad,
+       .flops = flopsPerOperandElement(0, 12)});
 }
 
 } // namespace remat

@@ -9,7 +9,9 @@
 /// pooling to [N, C], and nearest-neighbour upsampling. Window output sizes
 /// follow conv2d with dilation 1. A window must overlap the input (padding
 /// smaller than the kernel), so no max is taken over padding alone and no
-/// average divides by zero.
+/// average divides by zero. The backward ops max_pool2d_grad and
+/// avg_pool2d_grad take the forward's window attributes and route dy back to
+/// the input, at the forward's cost.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -46,19 +48,74 @@ static absl::StatusOr<PoolWindow> poolWindow(const OpSignature &sig) {
   return window;
 }
 
-static absl::StatusOr<TypeList> inferPool2d(const OpSignature &sig) {
-  REMAT_RETURN_IF_ERROR(expectRank(sig, 0, 4));
-  if (sig.def().name == "avg_pool2d")
-    REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+/// The pooled type of `x` under the window attributes of `sig`.
+static absl::StatusOr<Type> pool2dResultType(const OpSignature &sig,
+                                             const Type &x) {
   REMAT_ASSIGN_OR_RETURN(PoolWindow window, poolWindow(sig));
-  const Type &x = sig.operand(0);
   REMAT_ASSIGN_OR_RETURN(
       int64_t ho, windowOutputSize(sig, "height", x.dim(2), window.kernel[0],
                                    window.strides[0], window.padding[0], 1));
   REMAT_ASSIGN_OR_RETURN(
       int64_t wo, windowOutputSize(sig, "width", x.dim(3), window.kernel[1],
                                    window.strides[1], window.padding[1], 1));
-  return TypeList{Type(x.dtype(), {x.dim(0), x.dim(1), ho, wo})};
+  return Type(x.dtype(), {x.dim(0), x.dim(1), ho, wo});
+}
+
+static absl::StatusOr<TypeList> inferPool2d(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectRank(sig, 0, 4));
+  if (sig.def().name == "avg_pool2d")
+    REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  REMAT_ASSIGN_OR_RETURN(Type result, pool2dResultType(sig, sig.operand(0)));
+  return TypeList{result};
+}
+
+/// Fails unless `dy` has the pooled type of `x`.
+static absl::Status expectPoolResult(const OpSignature &sig, const Type &x,
+                                     const Type &dy) {
+  REMAT_ASSIGN_OR_RETURN(Type expected, pool2dResultType(sig, x));
+  if (dy == expected)
+    return absl::OkStatus();
+  return invalidArgument("'{}' dy {} must have the pooled type of x {}, {}",
+                         sig.def().name, dy.str(), x.str(), expected.str());
+}
+
+/// max_pool2d_grad(x, dy): result x's type.
+static absl::StatusOr<TypeList> inferMaxPool2dGrad(const OpSignature &sig) {
+  for (unsigned i = 0; i < 2; ++i) {
+    REMAT_RETURN_IF_ERROR(expectRank(sig, i, 4));
+    REMAT_RETURN_IF_ERROR(expectFloat(sig, i));
+  }
+  REMAT_RETURN_IF_ERROR(expectSameDType(sig));
+  REMAT_RETURN_IF_ERROR(
+      expectPoolResult(sig, sig.operand(0), sig.operand(1)));
+  return TypeList{sig.operand(0)};
+}
+
+/// avg_pool2d_grad(dy) {input_shape}: result input_shape (dy's dtype).
+static absl::StatusOr<TypeList> inferAvgPool2dGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectRank(sig, 0, 4));
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  const Type &dy = sig.operand(0);
+  llvm::ArrayRef<int64_t> shape = sig.getIntList("input_shape");
+  if (shape.size() != 4)
+    return invalidArgument("'avg_pool2d_grad' input_shape must have 4 entries "
+                           "[N, C, H, W], got {}",
+                           formatShape(shape));
+  for (int64_t d : shape)
+    if (d < 0)
+      return invalidArgument("'avg_pool2d_grad' input_shape {} has negative "
+                             "entry {}",
+                             formatShape(shape), d);
+  Type x(dy.dtype(), shape);
+  REMAT_RETURN_IF_ERROR(expectPoolResult(sig, x, dy));
+  return TypeList{x};
+}
+
+/// kh * kw per element of dy: one compare or add per window position.
+static int64_t pool2dGradFlops(const OpSignature &sig, llvm::ArrayRef<Type>) {
+  llvm::ArrayRef<int64_t> kernel = sig.getIntList("kernel");
+  const Type &dy = sig.operand(sig.numOperands() - 1);
+  return saturatingMul(saturatingMul(kernel[0], kernel[1]), dy.numElements());
 }
 
 /// kh * kw per output element: one compare or add per window position.
@@ -133,6 +190,30 @@ void registerPoolingOps(OpRegistry &registry) {
        .attrs = {{"scale", AttrKind::Int, Attribute(2)}},
        .inferTypes = inferUpsampleNearest,
        .flops = zeroFlops});
+  registry.add(
+      {.name = "max_pool2d_grad",
+       .summary = "Backward of max_pool2d from float x and dy {max_pool2d's "
+                  "attributes}: each window's dy goes to its first maximal "
+                  "element in row-major order, summed over overlapping "
+                  "windows; result x's type.",
+       .minOperands = 2,
+       .maxOperands = 2,
+       .attrs = windowAttrs,
+       .inferTypes = inferMaxPool2dGrad,
+       .flops = pool2dGradFlops});
+  std::vector<AttrSpec> avgGradAttrs = windowAttrs;
+  avgGradAttrs.push_back({"input_shape", AttrKind::IntList, std::nullopt});
+  registry.add(
+      {.name = "avg_pool2d_grad",
+       .summary = "Backward of avg_pool2d from dy {avg_pool2d's attributes, "
+                  "input_shape: [N, C, H, W]}: each window's dy divided by its "
+                  "non-padding count, added to each of those elements; result "
+                  "input_shape (dy's dtype).",
+       .minOperands = 1,
+       .maxOperands = 1,
+       .attrs = avgGradAttrs,
+       .inferTypes = inferAvgPool2dGrad,
+       .flops = pool2dGradFlops});
 }
 
 } // namespace remat

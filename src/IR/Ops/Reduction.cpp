@@ -7,7 +7,8 @@
 /// \file
 /// reduce_sum, reduce_mean and reduce_max over a set of axes (empty = all),
 /// dropping the reduced dims or keeping them as 1 with `keepdims`. Each costs
-/// one FLOP per element of the input.
+/// one FLOP per element of the input. reduce_max_grad, reduce_max's backward
+/// op, routes dy to the maxima of x at 3 FLOPs per element of x.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +54,19 @@ static absl::StatusOr<TypeList> inferReduction(const OpSignature &sig) {
   return TypeList{Type(x.dtype(), result)};
 }
 
+/// reduce_max_grad(x, y, dy): y and dy must have the type reduce_max(x) has.
+static absl::StatusOr<TypeList> inferReduceMaxGrad(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
+  REMAT_ASSIGN_OR_RETURN(TypeList reducedType, inferReduction(sig));
+  for (unsigned i = 1; i < 3; ++i)
+    if (sig.operand(i) != reducedType[0])
+      return invalidArgument(
+          "'reduce_max_grad' operand {} {} must have the type of reduce_max of "
+          "x {}, {}",
+          i, sig.operand(i).str(), sig.operand(0).str(), reducedType[0].str());
+  return TypeList{sig.operand(0)};
+}
+
 void registerReductionOps(OpRegistry &registry) {
   struct Entry {
     const char *name;
@@ -78,6 +92,18 @@ void registerReductionOps(OpRegistry &registry) {
                             {"keepdims", AttrKind::Bool, Attribute(false)}},
                   .inferTypes = inferReduction,
                   .flops = flopsPerOperandElement(0, 1)});
+  registry.add(
+      {.name = "reduce_max_grad",
+       .summary = "Backward of reduce_max from float x, its result y and dy "
+                  "{axes, keepdims as the forward}: each group's dy split "
+                  "equally among the positions where x equals y; result x's "
+                  "type.",
+       .minOperands = 3,
+       .maxOperands = 3,
+       .attrs = {{"axes", AttrKind::IntList, Attribute({})},
+                 {"keepdims", AttrKind::Bool, Attribute(false)}},
+       .inferTypes = inferReduceMaxGrad,
+       .flops = flopsPerOperandElement(0, 3)});
 }
 
 } // namespace remat

@@ -6,9 +6,9 @@
 ///
 /// \file
 /// Ops that move or rearrange elements without arithmetic: transpose, reshape,
-/// broadcast, concat, split, slice and pad. All cost 0 FLOPs; only reshape is
-/// a view, the others materialise a new tensor. Axes may be negative, counted
-/// from the back.
+/// broadcast, concat, split, slice and pad, and slice's backward op
+/// slice_grad. All cost 0 FLOPs; only reshape is a view, the others
+/// materialise a new tensor. Axes may be negative, counted from the back.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -209,6 +209,42 @@ static absl::StatusOr<TypeList> inferPad(const OpSignature &sig) {
   return TypeList{Type(x.dtype(), result)};
 }
 
+static absl::StatusOr<TypeList> inferSliceGrad(const OpSignature &sig) {
+  const Type &dy = sig.operand(0);
+  llvm::ArrayRef<int64_t> shape = sig.getIntList("shape");
+  if (shape.size() != dy.rank())
+    return invalidArgument("'slice_grad' shape {} has {} entries but dy {} has "
+                           "rank {}",
+                           formatShape(shape), shape.size(), dy.str(),
+                           dy.rank());
+  REMAT_RETURN_IF_ERROR(expectNonNegative(sig, "shape", shape));
+  REMAT_RETURN_IF_ERROR(expectOnePerDim(sig, "starts"));
+  llvm::ArrayRef<int64_t> starts = sig.getIntList("starts");
+  llvm::ArrayRef<int64_t> steps = sig.getIntList("steps");
+  if (!steps.empty())
+    REMAT_RETURN_IF_ERROR(expectOnePerDim(sig, "steps"));
+  for (unsigned d = 0; d < dy.rank(); ++d) {
+    int64_t start = starts[d], count = dy.dim(d);
+    int64_t step = steps.empty() ? 1 : steps[d];
+    if (step < 1)
+      return invalidArgument("'slice_grad' dim {}: step {} must be >= 1", d,
+                             step);
+    if (start < 0 || start > shape[d])
+      return invalidArgument("'slice_grad' dim {}: start {} must be in [0, {}]",
+                             d, start, shape[d]);
+    // The last element written is start + (count-1)*step; it must be in range.
+    int64_t last;
+    if (count > 0 && (llvm::MulOverflow(count - 1, step, last) ||
+                      llvm::AddOverflow(last, start, last) || last >= shape[d]))
+      return invalidArgument(
+          "'slice_grad' dim {}: dy {} has {} entries, but a slice of {} from "
+          "{} with step {} has at most {}",
+          d, dy.str(), count, shape[d], start, step,
+          (shape[d] - start + step - 1) / step);
+  }
+  return TypeList{Type(dy.dtype(), shape)};
+}
+
 void registerShapeOps(OpRegistry &registry) {
   registry.add({.name = "transpose",
                 .summary =
@@ -282,6 +318,19 @@ void registerShapeOps(OpRegistry &registry) {
                           {"value", AttrKind::Float, Attribute(0.0)}},
                 .inferTypes = inferPad,
                 .flops = zeroFlops});
+  registry.add(
+      {.name = "slice_grad",
+       .summary =
+           "Backward of slice: zeros of `shape` (dy's dtype) with dy written "
+           "into the strided window that begins at `starts` with `steps` "
+           "(empty = all 1); dy must fit that window.",
+       .minOperands = 1,
+       .maxOperands = 1,
+       .attrs = {{"shape", AttrKind::IntList, std::nullopt},
+                 {"starts", AttrKind::IntList, std::nullopt},
+                 {"steps", AttrKind::IntList, Attribute({})}},
+       .inferTypes = inferSliceGrad,
+       .flops = zeroFlops});
 }
 
 } // namespace remat

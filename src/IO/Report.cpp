@@ -1,0 +1,55 @@
+//===- Report.cpp - The JSON report of remat opt ----------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/IO/Report.h"
+
+#include "remat/Pass/Training.h"
+
+#include "llvm/Support/JSON.h"
+
+namespace remat {
+
+void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("graph", report.graph);
+    json.attribute("strategy", report.strategy);
+    if (report.budgetBytes)
+      json.attribute("budget_bytes", *report.budgetBytes);
+    else
+      json.attribute("budget_bytes", nullptr);
+    json.attribute("ops_before", report.opsBefore);
+    json.attribute("ops_after", report.opsAfter);
+    json.attribute("peak_bytes_before", report.peakBytesBefore);
+    json.attribute("peak_bytes_after", report.peakBytesAfter);
+    json.attributeObject("peak_breakdown_after", [&] {
+      const MemoryBreakdown &peak = report.peakBreakdownAfter;
+      json.attribute("params", peak.params);
+      json.attribute("param_grads", peak.paramGrads);
+      json.attribute("inputs", peak.inputs);
+      json.attribute("activations", peak.activations);
+    });
+    json.attribute("flops_forward", report.flopsForward);
+    json.attribute("flops_backward", report.flopsBackward);
+    json.attribute("flops_recompute", report.flopsRecompute);
+    json.attribute("overhead", report.overhead);
+    json.attributeArray("checkpoints", [&] {
+      for (const std::string &name : report.checkpoints)
+        json.value(name);
+    });
+    json.attribute("pass_seconds", report.passSeconds);
+    json.attributeArray("passes", [&] {
+      for (const PassTiming &timing : report.timings)
+        json.object([&] {
+          json.attribute("pass", timing.argument);
+          json.attribute("seconds", timing.seconds);
+        });
+    });
+  });
+  os << "\n";
+}
+
+} // namespace remat

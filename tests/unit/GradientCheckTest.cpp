@@ -1,0 +1,159 @@
+//===- GradientCheckTest.cpp - Autodiff against finite differences --------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The checker on graphs whose gradients are known by hand, on a graph whose
+/// autodiff gradient is wrong on purpose, on its errors, and on zoo models.
+///
+//===----------------------------------------------------------------------===//
+
+#include "remat/Runtime/GradientCheck.h"
+
+#include "remat/IR/Builder.h"
+#include "remat/IR/Graph.h"
+#include "remat/Zoo/Zoo.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace remat {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// loss = sum(w * x) (with `stop` set: sum(stop_gradient(w) * x)) for
+/// w : f32[n] and x : f32[n].
+std::unique_ptr<Graph> dotGraph(int64_t n, bool stop = false) {
+  auto g = std::make_unique<Graph>("dot");
+  Builder b(*g);
+  Value *w = b.param("w", Type(DType::F32, {n}));
+  Value *x = b.input("x", Type(DType::F32, {n}));
+  Value *used = stop ? b.op("stop_gradient", {w}, {}, "w.stopped") : w;
+  Value *prod = b.op("mul", {used, x}, {}, "prod");
+  g->addOutput(b.op("reduce_sum", {prod}, {}, "loss"));
+  EXPECT_TRUE(b.status().ok()) << b.status();
+  return g;
+}
+
+TEST(GradientCheckTest, LinearLossHasTheInputAsGradient) {
+  // d/dw sum(w * x) = x, and central differences of a linear function are
+  // exact up to rounding: every entry agrees to well below the tolerance.
+  std::unique_ptr<Graph> g = dotGraph(10);
+  GradientCheckOptions options;
+  options.seed = 3;
+  options.samplesPerParam = 4;
+  absl::StatusOr<GradientCheckReport> report = checkGradients(*g, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->passed);
+  ASSERT_EQ(report->samples.size(), 4u);
+  EXPECT_LT(report->worstError, 1e-6);
+  EXPECT_GE(report->worstSample, 0);
+  // Distinct entries in ascending order, within the param.
+  for (size_t i = 0; i < report->samples.size(); ++i) {
+    const GradientSample &sample = report->samples[i];
+    EXPECT_EQ(sample.param, "w");
+    EXPECT_GE(sample.index, 0);
+    EXPECT_LT(sample.index, 10);
+    if (i > 0) {
+      EXPECT_LT(report->samples[i - 1].index, sample.index);
+    }
+    EXPECT_NEAR(sample.analytic, sample.numeric, 1e-6);
+    // The data are in [-1, 1), so the gradient is too.
+    EXPECT_LE(std::fabs(sample.analytic), 1);
+  }
+
+  // The same seed samples the same entries.
+  absl::StatusOr<GradientCheckReport> again = checkGradients(*g, options);
+  ASSERT_TRUE(again.ok());
+  for (size_t i = 0; i < report->samples.size(); ++i)
+    EXPECT_EQ(again->samples[i].index, report->samples[i].index);
+}
+
+TEST(GradientCheckTest, SmallParamsAreCheckedEntirely) {
+  std::unique_ptr<Graph> g = dotGraph(3);
+  GradientCheckOptions options;
+  options.samplesPerParam = 8;
+  absl::StatusOr<GradientCheckReport> report = checkGradients(*g, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  ASSERT_EQ(report->samples.size(), 3u);
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_EQ(report->samples[i].index, i);
+}
+
+TEST(GradientCheckTest, AWrongGradientFails) {
+  // stop_gradient makes autodiff's gradient of w zero, while the loss still
+  // moves with w: numeric = x != 0, analytic = 0, so the error is
+  // |0 - x| / max(0, |x|, floor = 1e-3 * 0) = 1 for every entry.
+  std::unique_ptr<Graph> g = dotGraph(6, /*stop=*/true);
+  absl::StatusOr<GradientCheckReport> report = checkGradients(*g);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->passed);
+  EXPECT_DOUBLE_EQ(report->worstError, 1);
+  for (const GradientSample &sample : report->samples) {
+    EXPECT_EQ(sample.analytic, 0);
+    EXPECT_NE(sample.numeric, 0);
+  }
+}
+
+TEST(GradientCheckTest, Errors) {
+  Graph noParams("noparams");
+  Builder b(noParams);
+  Value *x = b.input("x", Type(DType::F32, {2}));
+  noParams.addOutput(b.op("reduce_sum", {x}, {}, "loss"));
+  ASSERT_TRUE(b.status().ok());
+  absl::StatusOr<GradientCheckReport> report = checkGradients(noParams);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message(), "graph @noparams has no params to check");
+
+  Graph vector("vector");
+  Builder v(vector);
+  Value *w = v.param("w", Type(DType::F32, {2}));
+  vector.addOutput(v.op("neg", {w}, {}, "loss"));
+  ASSERT_TRUE(v.status().ok());
+  report = checkGradients(vector);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message(),
+            "the loss %loss has type f32[2], expected a float scalar");
+}
+
+TEST(GradientCheckTest, ZooModelsPass) {
+  struct Case {
+    const char *model;
+    ZooOptions options;
+  };
+  std::vector<Case> cases = {
+      {"mlp",
+       {{"layers", "2"}, {"width", "8"}, {"batch", "3"}, {"input", "5"},
+        {"classes", "4"}}},
+      {"transformer",
+       {{"layers", "1"}, {"d-model", "8"}, {"heads", "2"}, {"seq", "4"},
+        {"batch", "2"}, {"vocab", "11"}}},
+      {"lstm",
+       {{"steps", "3"}, {"hidden", "4"}, {"batch", "2"}, {"input", "3"},
+        {"classes", "3"}}},
+  };
+  for (const Case &c : cases) {
+    absl::StatusOr<std::unique_ptr<Graph>> graph =
+        buildZooModel(c.model, c.options);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    GradientCheckOptions options;
+    options.samplesPerParam = 2;
+    absl::StatusOr<GradientCheckReport> report =
+        checkGradients(**graph, options);
+    ASSERT_TRUE(report.ok()) << c.model << ": " << report.status();
+    EXPECT_TRUE(report->passed)
+        << c.model << ": worst error " << report->worstError << " at "
+        << report->samples[report->worstSample].param << "["
+        << report->samples[report->worstSample].index << "]";
+    EXPECT_EQ(report->samples.size(), 2 * (*graph)->params().size())
+        << c.model;
+  }
+}
+
+} // namespace
+} // namespace remat
