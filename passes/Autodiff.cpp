@@ -116,6 +116,7 @@ private:
   /// partials pass both thresholds.
   void addPartial(Value *value, Value *grad);
   /// The sum of `value`'s partial gradients, or null when it has none.
+  /// Idempotent.
   Value *takeGradient(Value *value);
   /// A zeros tensor of `type`, built once per type.
   Value *zeros(const Type &type);
@@ -268,7 +269,9 @@ Value *GradientEmitter::takeGradient(Value *value) {
   if (list.empty())
     return nullptr;
   Value *grad = sum(list);
-  list.clear();
+  // Kept, summed, for an x that is also an intermediate value: its gradient is
+  // taken again at the end.
+  list.assign(1, grad);
   nameGradient(grad, *value);
   return grad;
 }

@@ -41,8 +41,7 @@ constexpr Subcommand kSubcommands[] = {
      "Runs a pass pipeline on a graph and prints the result.",
      driver::runOptCommand},
     {"run",
-     "FILE [--seed=N] [--check-grad [--samples=N]] [--compare=OTHER] "
-     "[--tol=X] [--json] [-o OUT]",
+     "FILE [--seed=N] [--check-grad | --compare=OTHER] [--json] [-o OUT]",
      "Runs a graph on the reference CPU executor: outputs, measured peak "
      "memory, checks.",
      driver::runRunCommand},

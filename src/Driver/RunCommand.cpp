@@ -88,10 +88,14 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
                                        const ParsedArgs &args) {
   RunRequest request;
   REMAT_ASSIGN_OR_RETURN(request.path, singlePositional(spec, args, "FILE"));
-  if (std::optional<std::string> seed = args.get("seed"))
-    if (llvm::StringRef(*seed).getAsInteger(10, request.seed))
+  if (std::optional<std::string> seed = args.get("seed")) {
+    // At most INT64_MAX, so that JSON prints it exactly.
+    int64_t value = -1;
+    if (llvm::StringRef(*seed).getAsInteger(10, value) || value < 0)
       return invalidArgument(
           "option '--seed' must be a non-negative integer, got '{}'", *seed);
+    request.seed = uint64_t(value);
+  }
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
   request.json = args.has("json");
@@ -280,7 +284,8 @@ absl::Status verdict(const RunReport &report) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<RunReport> execute(const RunRequest &request) {
+absl::StatusOr<RunReport> execute(const RunRequest &request,
+                                  const CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(request.path));
   RunReport report;
   report.graph = graph->name().str();
@@ -305,11 +310,13 @@ absl::StatusOr<RunReport> execute(const RunRequest &request) {
     report.comparePath = inputName(*request.comparePath);
     report.otherPeakBytes = otherRun.peakBytes;
     report.diffs = compareOutputs(report.run, otherRun);
+    disposeGraph(std::move(other), ctx);
     if (report.diffs.empty())
       return invalidArgument("'{}' and '{}' have no output name in common",
                              inputName(request.path),
                              inputName(*request.comparePath));
   }
+  disposeGraph(std::move(graph), ctx);
   return report;
 }
 
@@ -326,7 +333,7 @@ absl::Status runRunCommand(llvm::ArrayRef<std::string> argv,
   REMAT_ASSIGN_OR_RETURN(RunRequest request, readRequest(spec, args));
   if (request.path == "-" && request.comparePath == "-")
     return invalidArgument("FILE and OTHER cannot both be stdin");
-  REMAT_ASSIGN_OR_RETURN(RunReport report, execute(request));
+  REMAT_ASSIGN_OR_RETURN(RunReport report, execute(request, ctx));
   REMAT_RETURN_IF_ERROR(
       writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
         if (request.json)

@@ -83,6 +83,20 @@ absl::Status checkLoss(const Graph &forward) {
   return absl::OkStatus();
 }
 
+/// The error floor of a param's entries: this fraction of the param's
+/// largest gradient entry, or of the model's if that is larger, so that a
+/// gradient that is zero in exact arithmetic (a bias feeding batch norm) is
+/// not judged by its rounding noise.
+constexpr double kParamFloor = 1e-3;
+constexpr double kModelFloor = 1e-4;
+
+double largestMagnitude(const HostTensor &tensor) {
+  double largest = 0;
+  for (int64_t i = 0, e = tensor.numel(); i < e; ++i)
+    largest = std::max(largest, std::fabs(tensor.at(i)));
+  return largest;
+}
+
 /// Relative error of one entry, see GradientSample::error.
 double relativeError(double analytic, double numeric, double floor) {
   double scale = std::max({std::fabs(analytic), std::fabs(numeric), floor});
@@ -115,14 +129,17 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
   RunOptions analyticOptions;
   analyticOptions.seed = options.seed;
   analyticOptions.feeds = &feeds;
+  analyticOptions.widenFloats = true;
   REMAT_ASSIGN_OR_RETURN(RunResult analyticRun,
                          runGraph(*training, analyticOptions));
   llvm::StringMap<const HostTensor *> outputs;
   for (const auto &[name, tensor] : analyticRun.outputs)
     outputs.try_emplace(name, &tensor);
 
-  TensorMap wideFeeds = widenFeeds(feeds);
-  GradientCheckReport report;
+  // The analytic gradient of every float param, in params order, and the
+  // largest entry of all of them: the model's gradient scale.
+  std::vector<const HostTensor *> analytics(forward.params().size(), nullptr);
+  double modelLargest = 0;
   for (size_t index = 0; index < forward.params().size(); ++index) {
     const Value *param = forward.params()[index];
     if (!param->type().isFloat())
@@ -132,11 +149,19 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
     if (found == outputs.end())
       return invalidArgument("autodiff gave no gradient for param %{}",
                              param->name().str());
-    const HostTensor &analytic = *found->second;
-    double largest = 0;
-    for (int64_t i = 0, e = analytic.numel(); i < e; ++i)
-      largest = std::max(largest, std::fabs(analytic.at(i)));
-    double floor = 1e-3 * largest;
+    analytics[index] = found->second;
+    modelLargest = std::max(modelLargest, largestMagnitude(*found->second));
+  }
+
+  TensorMap wideFeeds = widenFeeds(feeds);
+  GradientCheckReport report;
+  for (size_t index = 0; index < forward.params().size(); ++index) {
+    const Value *param = forward.params()[index];
+    if (!analytics[index])
+      continue;
+    const HostTensor &analytic = *analytics[index];
+    double floor = std::max(kParamFloor * largestMagnitude(analytic),
+                            kModelFloor * modelLargest);
 
     auto feed = wideFeeds.find(param->name());
     if (feed == wideFeeds.end())

@@ -14,13 +14,36 @@
 
 namespace remat {
 
-std::array<uint32_t, 4> randomBlock(uint64_t key, uint64_t block) {
-  r123::Philox4x32 philox;
+static inline r123::Philox4x32::ctr_type philoxBlock(uint64_t key,
+                                                     uint64_t block) {
   r123::Philox4x32::ctr_type counter = {
       {uint32_t(block), uint32_t(block >> 32), 0, 0}};
   r123::Philox4x32::key_type philoxKey = {{uint32_t(key), uint32_t(key >> 32)}};
-  r123::Philox4x32::ctr_type words = philox(counter, philoxKey);
+  return r123::Philox4x32()(counter, philoxKey);
+}
+
+std::array<uint32_t, 4> randomBlock(uint64_t key, uint64_t block) {
+  r123::Philox4x32::ctr_type words = philoxBlock(key, block);
   return {words[0], words[1], words[2], words[3]};
+}
+
+void fillRandomBits(uint64_t key, uint64_t firstIndex,
+                    llvm::MutableArrayRef<uint32_t> bits) {
+  size_t j = 0;
+  // A partial first block.
+  for (; j < bits.size() && (firstIndex + j) % 4 != 0; ++j)
+    bits[j] = randomBits(key, firstIndex + j);
+  for (; j + 4 <= bits.size(); j += 4) {
+    r123::Philox4x32::ctr_type words = philoxBlock(key, (firstIndex + j) / 4);
+    for (unsigned w = 0; w < 4; ++w)
+      bits[j + w] = words[w];
+  }
+  // A partial last block.
+  if (j < bits.size()) {
+    r123::Philox4x32::ctr_type words = philoxBlock(key, (firstIndex + j) / 4);
+    for (unsigned w = 0; j < bits.size(); ++j, ++w)
+      bits[j] = words[w];
+  }
 }
 
 uint32_t randomBits(uint64_t key, uint64_t index) {

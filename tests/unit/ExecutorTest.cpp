@@ -18,6 +18,7 @@
 #include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/OpRegistry.h"
+#include "remat/Pass/Autodiff.h"
 #include "remat/Runtime/Allocator.h"
 #include "remat/Zoo/Zoo.h"
 
@@ -552,6 +553,22 @@ TEST(FeedsTest, IndexBoundsFollowViewsAndTakeTheMinimum) {
   RunOptions options;
   options.seed = 11;
   runOk(g, options);
+}
+
+TEST(FeedsTest, TrainingGraphsGetTheForwardGraphsData) {
+  // Autodiff adds gather_grad and softmax_cross_entropy_grad, which index with
+  // the same tokens and labels and the same bounds: the feeds do not change.
+  auto forward = zoo("transformer", {{"layers", "1"}, {"d-model", "8"},
+                                     {"heads", "2"}, {"seq", "4"},
+                                     {"batch", "2"}, {"vocab", "7"}});
+  ASSERT_TRUE(forward);
+  std::unique_ptr<Graph> training = forward->clone();
+  ASSERT_TRUE(differentiate(*training).ok());
+  TensorMap before = makeFeeds(*forward, 2);
+  TensorMap after = makeFeeds(*training, 2);
+  ASSERT_EQ(before.size(), after.size());
+  for (const auto &[name, t] : before)
+    EXPECT_TRUE(sameBytes(t, after.at(name))) << name;
 }
 
 //===----------------------------------------------------------------------===//

@@ -88,7 +88,8 @@ TEST(GradientCheckTest, SmallParamsAreCheckedEntirely) {
 TEST(GradientCheckTest, AWrongGradientFails) {
   // stop_gradient makes autodiff's gradient of w zero, while the loss still
   // moves with w: numeric = x != 0, analytic = 0, so the error is
-  // |0 - x| / max(0, |x|, floor = 1e-3 * 0) = 1 for every entry.
+  // |0 - x| / max(0, |x|, floor) = 1 for every entry, as the floor is a
+  // fraction of the largest analytic gradient entry: 0.
   std::unique_ptr<Graph> g = dotGraph(6, /*stop=*/true);
   absl::StatusOr<GradientCheckReport> report = checkGradients(*g);
   ASSERT_TRUE(report.ok()) << report.status();

@@ -18,6 +18,7 @@
 #include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Op.h"
+#include "remat/Pass/Autodiff.h"
 #include "remat/Runtime/GradientCheck.h"
 
 #include <gmock/gmock.h>
@@ -32,6 +33,7 @@ namespace remat {
 namespace {
 
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 Type f32(std::initializer_list<int64_t> shape) { return Type(DType::F32, shape); }
 Type f64(std::initializer_list<int64_t> shape) { return Type(DType::F64, shape); }
@@ -233,6 +235,20 @@ TEST_F(RuleTest, SplitGradientConcatenatesTheResultGradients) {
   EXPECT_THAT(emittedKinds(), ElementsAre("concat"));
 }
 
+TEST(SecondOrderTest, DifferentiatingABackwardOpIsAnError) {
+  // loss = sum(relu_grad(y, dy)): first order only, so autodiff stops there.
+  Graph graph("second_order");
+  Builder b(graph);
+  Value *y = b.param("y", f32({4}));
+  Value *dy = b.param("dy", f32({4}));
+  graph.addOutput(b.op("reduce_sum", {b.op("relu_grad", {y, dy})}));
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  absl::StatusOr<AutodiffResult> result = differentiate(graph);
+  ASSERT_FALSE(result.ok());
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("op 'relu_grad' has no gradient rule"));
+}
+
 //===----------------------------------------------------------------------===//
 // Numerical tests: autodiff against finite differences.
 //===----------------------------------------------------------------------===//
@@ -245,6 +261,8 @@ struct GradCase {
   std::string name;
   CaseBuilder build;
 };
+
+void PrintTo(const GradCase &c, std::ostream *os) { *os << c.name; }
 
 /// One result: `kind` over fresh params of `types` with `attrs`.
 GradCase opCase(std::string name, std::string kind, std::vector<Type> types,
@@ -551,9 +569,11 @@ TEST(NumericalGradientCoverageTest, EveryForwardFloatOpHasACase) {
     for (const Op &op : (*graph)->ops())
       covered.insert(op.kind().str());
   }
-  for (const OpDef *def : OpRegistry::global().all())
-    if (def->gradient)
+  for (const OpDef *def : OpRegistry::global().all()) {
+    if (def->gradient) {
       EXPECT_TRUE(covered.count(def->name)) << def->name << " has no case";
+    }
+  }
 }
 
 } // namespace

@@ -33,6 +33,18 @@ TEST(RandomTest, ElementsAreWordsOfBlocks) {
   }
 }
 
+TEST(RandomTest, FilledRangesMatchElements) {
+  // A range starting mid-block (index 5) and ending mid-block (index 18).
+  std::vector<uint32_t> bits(14);
+  fillRandomBits(42, 5, bits);
+  for (uint64_t j = 0; j < bits.size(); ++j)
+    EXPECT_EQ(bits[j], randomBits(42, 5 + j)) << j;
+  // Shorter than one block, inside one.
+  std::vector<uint32_t> two(2);
+  fillRandomBits(42, 9, two);
+  EXPECT_THAT(two, ElementsAre(randomBits(42, 9), randomBits(42, 10)));
+}
+
 TEST(RandomTest, DeterministicAndKeyed) {
   EXPECT_EQ(randomBits(7, 123), randomBits(7, 123));
   // Different keys, and different indices, give different streams: among

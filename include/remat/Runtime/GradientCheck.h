@@ -43,7 +43,8 @@ struct GradientSample {
   double analytic = 0;
   double numeric = 0;
   /// |analytic - numeric| / max(|analytic|, |numeric|, floor), where floor is
-  /// 1e-3 of the largest |analytic| entry of the param (docs/executor.md).
+  /// 1e-3 of the largest |analytic| entry of the param, or 1e-5 of the
+  /// largest of all params if that is larger (docs/executor.md).
   double error = 0;
 };
 

@@ -9,7 +9,7 @@
 /// pure function of the two (Philox4x32-10, from Random123). One Philox call
 /// on counter `index / 4` with key `key` yields four 32-bit words and element
 /// `index` is word `index % 4`, so a kernel drawing consecutive elements pays
-/// one call per four (`randomBlock`). Random ops key their stream by their
+/// one call per four (`randomBlock`, `fillRandomBits`). Random ops key their stream by their
 /// `seed` attribute, so an op recomputed in the backward pass, or any op with
 /// the same key, draws exactly the same numbers, in any dtype.
 ///
@@ -18,6 +18,7 @@
 #ifndef REMAT_RUNTIME_RANDOM_H
 #define REMAT_RUNTIME_RANDOM_H
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <array>
@@ -27,6 +28,11 @@ namespace remat {
 
 /// Elements 4 * block .. 4 * block + 3 of stream `key`, in order.
 std::array<uint32_t, 4> randomBlock(uint64_t key, uint64_t block);
+
+/// Elements firstIndex .. firstIndex + bits.size() - 1 of stream `key`, into
+/// `bits`: `randomBits` over a range, one Philox call per four elements.
+void fillRandomBits(uint64_t key, uint64_t firstIndex,
+                    llvm::MutableArrayRef<uint32_t> bits);
 
 /// 32 random bits: element `index` of stream `key`.
 uint32_t randomBits(uint64_t key, uint64_t index);

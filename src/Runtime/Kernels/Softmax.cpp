@@ -8,12 +8,14 @@
 /// softmax, log_softmax, their backward ops and causal_mask. Each line along
 /// the axis is computed in double (exponentials, sums, the final division)
 /// and rounded once into the result dtype. softmax subtracts the line's max
-/// first, so large logits do not overflow.
+/// first, so large logits do not overflow. Along an inner axis, the lines of
+/// one [axis, inner] block advance together so memory is read in order.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "KernelUtils.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -23,78 +25,118 @@ using namespace kernels;
 
 namespace {
 
-/// Calls `fn(base, stride)` for every line along `axis` of a dense tensor of
-/// `shape`: the line's elements are at base + k * stride, k < shape[axis].
-template <typename Fn>
-void forEachLine(llvm::ArrayRef<int64_t> shape, unsigned axis, Fn fn) {
-  AxisSplit split = splitAtAxis(shape, axis);
-  if (split.axis == 0)
-    return;
-  for (int64_t o = 0; o < split.outer; ++o)
-    for (int64_t i = 0; i < split.inner; ++i)
-      fn(o * split.axis * split.inner + i, split.inner);
-}
-
 unsigned axisOf(const KernelContext &ctx) {
   return normalizeAxis(ctx.signature().getInt("axis"),
                        ctx.operand(0).type().rank());
+}
+
+/// softmax or log_softmax of one contiguous line of `length` elements.
+template <typename T>
+void softmaxLine(const T *x, T *y, int64_t length, bool log,
+                 std::vector<double> &exps) {
+  double max = -std::numeric_limits<double>::infinity();
+  for (int64_t k = 0; k < length; ++k)
+    max = std::max(max, double(x[k]));
+  double sum = 0;
+  for (int64_t k = 0; k < length; ++k) {
+    exps[k] = std::exp(double(x[k]) - max);
+    sum += exps[k];
+  }
+  if (log) {
+    double shift = max + std::log(sum);
+    for (int64_t k = 0; k < length; ++k)
+      y[k] = T(double(x[k]) - shift);
+  } else {
+    for (int64_t k = 0; k < length; ++k)
+      y[k] = T(exps[k] / sum);
+  }
+}
+
+/// softmax or log_softmax along dim 0 of a dense [length, inner] block: the
+/// `inner` lines advance together, so every pass reads memory in order. Each
+/// line sees the same operations in the same order as in `softmaxLine`.
+template <typename T>
+void softmaxBlock(const T *x, T *y, int64_t length, int64_t inner, bool log,
+                  std::vector<double> &max, std::vector<double> &sum) {
+  std::fill(max.begin(), max.end(), -std::numeric_limits<double>::infinity());
+  std::fill(sum.begin(), sum.end(), 0.0);
+  for (int64_t k = 0; k < length; ++k)
+    for (int64_t i = 0; i < inner; ++i)
+      max[i] = std::max(max[i], double(x[k * inner + i]));
+  for (int64_t k = 0; k < length; ++k)
+    for (int64_t i = 0; i < inner; ++i)
+      sum[i] += std::exp(double(x[k * inner + i]) - max[i]);
+  if (log) {
+    for (int64_t i = 0; i < inner; ++i)
+      max[i] += std::log(sum[i]);
+    for (int64_t k = 0; k < length; ++k)
+      for (int64_t i = 0; i < inner; ++i)
+        y[k * inner + i] = T(double(x[k * inner + i]) - max[i]);
+  } else {
+    for (int64_t k = 0; k < length; ++k)
+      for (int64_t i = 0; i < inner; ++i)
+        y[k * inner + i] =
+            T(std::exp(double(x[k * inner + i]) - max[i]) / sum[i]);
+  }
 }
 
 absl::Status softmaxKernel(const KernelContext &ctx, bool log) {
   const Tensor &x = ctx.operand(0);
   const Tensor &y = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType(ctx.op().kind(), x.dtype(), {y}));
-  unsigned axis = axisOf(ctx);
+  AxisSplit split = splitAtAxis(x.shape(), axisOf(ctx));
   return dispatchFloat(x.dtype(), ctx.op().kind(), [&]<typename T>() {
+    if (x.numel() == 0)
+      return;
     const T *px = x.data<T>();
     T *py = y.data<T>();
-    int64_t length = x.shape()[axis];
-    std::vector<double> exps(static_cast<size_t>(length));
-    forEachLine(x.shape(), axis, [&](int64_t base, int64_t stride) {
-      const T *line = px + base;
-      T *out = py + base;
-      double max = -std::numeric_limits<double>::infinity();
-      for (int64_t k = 0; k < length; ++k)
-        max = std::max(max, double(line[k * stride]));
-      double sum = 0;
-      for (int64_t k = 0; k < length; ++k) {
-        exps[k] = std::exp(double(line[k * stride]) - max);
-        sum += exps[k];
-      }
-      if (log) {
-        double shift = max + std::log(sum);
-        for (int64_t k = 0; k < length; ++k)
-          out[k * stride] = T(double(line[k * stride]) - shift);
-      } else {
-        for (int64_t k = 0; k < length; ++k)
-          out[k * stride] = T(exps[k] / sum);
-      }
-    });
+    int64_t block = split.axis * split.inner;
+    if (split.inner == 1) {
+      std::vector<double> exps(static_cast<size_t>(split.axis));
+      for (int64_t o = 0; o < split.outer; ++o)
+        softmaxLine(px + o * block, py + o * block, split.axis, log, exps);
+      return;
+    }
+    std::vector<double> max(static_cast<size_t>(split.inner));
+    std::vector<double> sum(static_cast<size_t>(split.inner));
+    for (int64_t o = 0; o < split.outer; ++o)
+      softmaxBlock(px + o * block, py + o * block, split.axis, split.inner, log,
+                   max, sum);
   });
 }
 
 /// softmax_grad: dx = y * (dy - sum(dy * y)); log_softmax_grad:
-/// dx = dy - exp(y) * sum(dy).
+/// dx = dy - exp(y) * sum(dy). Sums run along dim 0 of each [axis, inner]
+/// block, all `inner` lines together.
 absl::Status softmaxGradKernel(const KernelContext &ctx, bool log) {
   const Tensor &y = ctx.operand(0);
   const Tensor &dy = ctx.operand(1);
   const Tensor &dx = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType(ctx.op().kind(), y.dtype(), {dy, dx}));
-  unsigned axis = axisOf(ctx);
+  AxisSplit split = splitAtAxis(y.shape(), axisOf(ctx));
   return dispatchFloat(y.dtype(), ctx.op().kind(), [&]<typename T>() {
-    const T *py = y.data<T>();
-    const T *pdy = dy.data<T>();
-    T *pdx = dx.data<T>();
-    int64_t length = y.shape()[axis];
-    forEachLine(y.shape(), axis, [&](int64_t base, int64_t stride) {
-      double sum = 0;
-      for (int64_t k = 0, i = base; k < length; ++k, i += stride)
-        sum += log ? double(pdy[i]) : double(pdy[i]) * double(py[i]);
-      for (int64_t k = 0, i = base; k < length; ++k, i += stride) {
-        double yi = py[i], dyi = pdy[i];
-        pdx[i] = T(log ? dyi - std::exp(yi) * sum : yi * (dyi - sum));
-      }
-    });
+    if (y.numel() == 0)
+      return;
+    int64_t length = split.axis, inner = split.inner;
+    std::vector<double> sum(static_cast<size_t>(inner));
+    for (int64_t o = 0; o < split.outer; ++o) {
+      int64_t base = o * length * inner;
+      const T *py = y.data<T>() + base;
+      const T *pdy = dy.data<T>() + base;
+      T *pdx = dx.data<T>() + base;
+      std::fill(sum.begin(), sum.end(), 0.0);
+      for (int64_t k = 0; k < length; ++k)
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t e = k * inner + i;
+          sum[i] += log ? double(pdy[e]) : double(pdy[e]) * double(py[e]);
+        }
+      for (int64_t k = 0; k < length; ++k)
+        for (int64_t i = 0; i < inner; ++i) {
+          int64_t e = k * inner + i;
+          double ye = py[e], dye = pdy[e];
+          pdx[e] = T(log ? dye - std::exp(ye) * sum[i] : ye * (dye - sum[i]));
+        }
+    }
   });
 }
 
