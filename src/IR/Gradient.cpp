@@ -1,4 +1,4 @@
-//===- Gradient.cpp - Helpers shared by gradient rules ----------------------===//
+//===- Gradient.cpp - Helpers shared by gradient rules --------------------===//
 //
 // Part of the remat project.
 //

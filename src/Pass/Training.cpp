@@ -26,6 +26,12 @@ absl::Status checkStrategyName(llvm::StringRef name) {
   return absl::OkStatus();
 }
 
+/// Ops other than input and param declarations, as `remat stats` counts them.
+static int64_t countComputeOps(const Graph &graph) {
+  return int64_t(graph.numOps()) - graph.inputs().size() -
+         graph.params().size();
+}
+
 absl::StatusOr<TrainingReport>
 buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
   REMAT_RETURN_IF_ERROR(checkStrategyName(options.strategy));
@@ -34,7 +40,7 @@ buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
   report.graph = graph.name().str();
   report.strategy = options.strategy;
   report.budgetBytes = options.budgetBytes;
-  report.opsBefore = graph.numOps();
+  report.opsBefore = countComputeOps(graph);
   unsigned firstGradientOpId = graph.opIdBound();
 
   PassManager pm;
@@ -46,7 +52,7 @@ buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
     report.passSeconds += timing.seconds;
   report.timings = std::move(pipeline.timings);
 
-  report.opsAfter = graph.numOps();
+  report.opsAfter = countComputeOps(graph);
   for (const Op &op : graph.ops()) {
     int64_t flops = opFlops(op);
     if (op.id() < firstGradientOpId)

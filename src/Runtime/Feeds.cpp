@@ -19,6 +19,7 @@
 #include "remat/Runtime/Random.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <cstring>
@@ -79,25 +80,61 @@ int64_t dtypeLimit(DType dtype) {
   }
 }
 
-/// Element `index` of `key` uniform in [0, bound), for bound >= 1.
-int64_t uniformInt(uint64_t key, uint64_t index, int64_t bound) {
+/// `bits` (uniform 32 bits) mapped to [0, bound), for bound >= 1.
+int64_t uniformInt(uint32_t bits, int64_t bound) {
   if (bound <= (int64_t(1) << 32))
-    return int64_t((uint64_t(randomBits(key, index)) * uint64_t(bound)) >> 32);
-  double scaled = std::floor(randomUniform(key, index) * double(bound));
+    return int64_t((uint64_t(bits) * uint64_t(bound)) >> 32);
+  double scaled = std::floor(std::ldexp(double(bits), -32) * double(bound));
   return std::min(bound - 1, int64_t(scaled));
 }
 
-/// The float data of a leaf of static type `type`, before rounding.
-double floatElement(const Value &leaf, uint64_t key, int64_t index) {
-  double u = randomUniform(key, uint64_t(index));
-  bool isParam = leaf.producer()->kind() == "param";
-  const Type &type = leaf.type();
-  if (!isParam)
-    return 2 * u - 1;
-  if (type.rank() <= 1)
-    return 0.5 + u;
-  int64_t fanIn = type.numElements() / type.dim(0);
-  return (2 * u - 1) * std::sqrt(3.0 / double(fanIn));
+/// Calls `visit(i, bits)` for every element i < numel of stream `key`, one
+/// Philox call per four elements (`randomBits(key, i)` element by element).
+template <typename Visit>
+void forEachDraw(uint64_t key, int64_t numel, Visit visit) {
+  for (int64_t first = 0; first < numel; first += 4) {
+    std::array<uint32_t, 4> words = randomBlock(key, uint64_t(first / 4));
+    for (int64_t j = 0; j < 4 && first + j < numel; ++j)
+      visit(first + j, words[j]);
+  }
+}
+
+/// The uniform float data of a leaf: `(2u - 1) * limit` when centred (inputs,
+/// and params of rank >= 2 with limit sqrt(3 / fanIn), see docs/executor.md),
+/// else `0.5 + u`.
+struct FloatLaw {
+  bool centred = true;
+  double limit = 1;
+
+  static FloatLaw of(const Value &leaf) {
+    const Type &type = leaf.type();
+    if (leaf.producer()->kind() != "param")
+      return {};
+    if (type.rank() <= 1)
+      return {.centred = false};
+    // Dense weights are held [in, out], convolution weights [Cout, Cin/g,
+    // kh, kw].
+    int64_t fanIn =
+        type.rank() == 2 ? type.dim(0) : type.numElements() / type.dim(0);
+    return {.limit = std::sqrt(3.0 / double(std::max<int64_t>(fanIn, 1)))};
+  }
+
+  double operator()(uint32_t bits) const {
+    double u = std::ldexp(double(bits), -32);
+    return centred ? (2 * u - 1) * limit : 0.5 + u;
+  }
+};
+
+/// Fills `out` (of element type T) with `law`'s data, rounded to f32 first
+/// when `roundToF32`.
+template <typename T>
+void fillFloats(uint64_t key, const FloatLaw &law, bool roundToF32,
+                const Tensor &out) {
+  T *data = out.data<T>();
+  forEachDraw(key, out.numel(), [&](int64_t i, uint32_t bits) {
+    double value = law(bits);
+    data[i] = static_cast<T>(roundToF32 ? double(float(value)) : value);
+  });
 }
 
 template <typename T> void store(const Tensor &out, int64_t i, double value) {
@@ -164,28 +201,26 @@ void fillLeaf(const Value &leaf, uint64_t seed, int64_t indexBound,
   assert(out.shape() == leaf.type().shape() && "feed shape mismatch");
   uint64_t key = streamKey(seed, leaf.name());
   DType dtype = leaf.type().dtype();
-  int64_t numel = out.numel();
   if (isFloatDType(dtype)) {
     bool roundToF32 = dtype == DType::F32;
-    for (int64_t i = 0; i < numel; ++i) {
-      double value = floatElement(leaf, key, i);
-      storeElement(out, i, roundToF32 ? double(float(value)) : value);
-    }
-    return;
+    if (out.dtype() == DType::F64)
+      return fillFloats<double>(key, FloatLaw::of(leaf), roundToF32, out);
+    return fillFloats<float>(key, FloatLaw::of(leaf), roundToF32, out);
   }
   if (dtype == DType::Bool) {
-    for (int64_t i = 0; i < numel; ++i)
-      storeElement(out, i, double(randomBits(key, uint64_t(i)) & 1));
+    forEachDraw(key, out.numel(), [&](int64_t i, uint32_t bits) {
+      out.data<bool>()[i] = (bits & 1) != 0;
+    });
     return;
   }
   int64_t bound = std::min(indexBound, dtypeLimit(dtype));
-  for (int64_t i = 0; i < numel; ++i) {
-    int64_t value = bound <= 0 ? 0 : uniformInt(key, uint64_t(i), bound);
+  forEachDraw(key, out.numel(), [&](int64_t i, uint32_t bits) {
+    int64_t value = bound <= 0 ? 0 : uniformInt(bits, bound);
     if (dtype == DType::I64)
       out.data<int64_t>()[i] = value;
     else
       storeElement(out, i, double(value));
-  }
+  });
 }
 
 void copyConverting(const Tensor &from, const Tensor &to) {

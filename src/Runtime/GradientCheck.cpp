@@ -5,10 +5,10 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// One run of the training graph gives the analytic gradients; each sampled
-/// entry then costs two runs of the forward graph in f64 with that entry of
-/// the (f64 copy of the) feeds moved by +h and -h and restored. The feeds are
-/// built once; only the entry under test changes between runs.
+/// One run of the training graph in f64 gives the analytic gradients; each
+/// sampled entry then costs two runs of the forward graph in f64 with that
+/// entry of the (f64 copy of the) feeds moved by +h and -h and restored. The
+/// feeds are built once; only the entry under test changes between runs.
 ///
 //===----------------------------------------------------------------------===//
 

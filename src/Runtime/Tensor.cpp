@@ -21,22 +21,28 @@ static constexpr size_t kAlignment = 64;
 
 void HostTensor::Free::operator()(std::byte *p) const { std::free(p); }
 
-HostTensor::HostTensor(Type type) : type_(std::move(type)) {
-  int64_t bytes = type_.byteSize();
+/// Zeroed, 64-byte aligned storage for `bytes` bytes; null for none.
+static std::byte *allocateZeroed(int64_t bytes) {
   if (bytes == 0)
-    return;
+    return nullptr;
   // aligned_alloc wants a multiple of the alignment.
   size_t rounded = (size_t(bytes) + kAlignment - 1) / kAlignment * kAlignment;
   void *p = std::aligned_alloc(kAlignment, rounded);
   if (!p)
     throw std::bad_alloc();
   std::memset(p, 0, rounded);
-  bytes_.reset(static_cast<std::byte *>(p));
+  return static_cast<std::byte *>(p);
 }
 
-HostTensor::HostTensor(const HostTensor &other) : HostTensor(other.type_) {
-  if (bytes_)
-    std::memcpy(bytes_.get(), other.bytes_.get(), size_t(type_.byteSize()));
+HostTensor::HostTensor(Type type)
+    : type_(std::move(type)), bytes_(allocateZeroed(type_.byteSize())) {}
+
+HostTensor::HostTensor(const HostTensor &other) : type_(other.type_) {
+  // A default-constructed tensor has no storage; neither has its copy.
+  if (!other.bytes_)
+    return;
+  bytes_.reset(allocateZeroed(type_.byteSize()));
+  std::memcpy(bytes_.get(), other.bytes_.get(), size_t(type_.byteSize()));
 }
 
 HostTensor &HostTensor::operator=(const HostTensor &other) {

@@ -1,4 +1,4 @@
-//===- BackwardOpsTest.cpp - Shape inference of the backward ops -----------===//
+//===- BackwardOpsTest.cpp - Shape inference of the backward ops ----------===//
 //
 // Part of the remat project.
 //

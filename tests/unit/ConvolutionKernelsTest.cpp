@@ -143,6 +143,10 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{"Depthwise", 2, 3, 6, 6, 3, 3, 3, 2, 2, 1, 1, 1, 1, 3},
         ConvCase{"DepthwiseMultiplier", 1, 3, 5, 4, 6, 3, 3, 1, 1, 1, 1, 1, 1,
                  3},
+        ConvCase{"DepthwiseStridedDilated", 2, 2, 8, 7, 2, 3, 2, 2, 3, 2, 1, 2,
+                 2, 2},
+        ConvCase{"SingleInputChannel", 2, 1, 5, 5, 3, 3, 3, 1, 1, 1, 1, 1, 1,
+                 1},
         ConvCase{"Pointwise", 2, 3, 4, 4, 5, 1, 1, 1, 1, 0, 0, 1, 1, 1},
         ConvCase{"PointwiseStrided", 1, 3, 5, 5, 2, 1, 1, 2, 2, 0, 0, 1, 1, 1},
         ConvCase{"PaddingWiderThanKernel", 1, 1, 2, 3, 2, 3, 3, 1, 1, 2, 2, 1,
@@ -203,6 +207,23 @@ TEST(ConvolutionKernelsHandTest, HalfPrecisionIsAnError) {
   HostTensor x(Type(DType::F16, {1, 1, 3, 3}));
   HostTensor w(Type(DType::F16, {1, 1, 2, 2}));
   EXPECT_EQ(kernelError("conv2d", {x, w}), "'conv2d' has no f16 kernel");
+}
+
+TEST(ConvolutionKernelsHandTest, EmptyTensors) {
+  // An empty batch gives an empty y and a zero filter gradient.
+  HostTensor x(Type(DType::F32, {0, 2, 4, 4}));
+  HostTensor w = randomTensor(DType::F32, {3, 2, 3, 3}, 1);
+  HostTensor dy(Type(DType::F32, {0, 3, 4, 4}));
+  AttrList attrs = {{"padding", {1, 1}}};
+  EXPECT_EQ(runOne("conv2d", {x, w}, attrs).numel(), 0);
+  AttrList filterAttrs = {{"padding", {1, 1}}, {"filter_shape", {3, 2, 3, 3}}};
+  expectAllClose(runOne("conv2d_grad_filter", {x, dy}, filterAttrs),
+                 std::vector<double>(54, 0.0), 0, "conv2d_grad_filter");
+  // A 0x0 image padded by 1 under a 1x1 filter: every window is padding.
+  HostTensor empty(Type(DType::F64, {1, 1, 0, 0}));
+  HostTensor one = f64({1, 1, 1, 1}, {1});
+  expectAllClose(runOne("conv2d", {empty, one}, attrs), {0, 0, 0, 0}, 0,
+                 "conv2d");
 }
 
 } // namespace

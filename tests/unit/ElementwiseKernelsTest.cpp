@@ -66,6 +66,42 @@ TEST(ElementwiseKernelsTest, BroadcastsMiddleDims) {
         EXPECT_EQ(y.at((i * 4 + j) * 3 + k), 100 * i + 10 * j + k);
 }
 
+/// Element `index` (row-major in `outShape`) of a tensor of `shape` read
+/// numpy-broadcast to `outShape`, computed from first principles.
+double broadcastRead(const HostTensor &t, llvm::ArrayRef<int64_t> outShape,
+                     int64_t index) {
+  llvm::ArrayRef<int64_t> shape = t.type().shape();
+  std::vector<int64_t> outIndex(outShape.size());
+  for (size_t d = outShape.size(); d-- > 0;) {
+    outIndex[d] = index % outShape[d];
+    index /= outShape[d];
+  }
+  int64_t flat = 0;
+  size_t lead = outShape.size() - shape.size();
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat = flat * shape[d] + (shape[d] == 1 ? 0 : outIndex[lead + d]);
+  return t.at(flat);
+}
+
+TEST(ElementwiseKernelsTest, BroadcastingMatchesFirstPrinciples) {
+  // Shape pairs that exercise dim merging: size-1 dims inside, leading
+  // dims missing, both sides broadcasting, scalars.
+  std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{2, 1, 3, 1}, {4, 1, 5}}, {{3, 4, 5}, {1, 4, 1}}, {{1, 1, 6}, {6}},
+      {{5, 1}, {1, 1, 7}},       {{}, {2, 3}},           {{2, 3, 4}, {2, 3, 4}},
+      {{1, 3, 1, 2}, {4, 3, 5, 1}}};
+  uint32_t seed = 100;
+  for (const auto &[shapeA, shapeB] : cases) {
+    HostTensor a = randomTensor(DType::F64, shapeA, ++seed);
+    HostTensor b = randomTensor(DType::F64, shapeB, ++seed);
+    HostTensor y = runOne("sub", {a, b});
+    llvm::ArrayRef<int64_t> out = y.type().shape();
+    for (int64_t i = 0; i < y.numel(); ++i)
+      ASSERT_EQ(y.at(i), broadcastRead(a, out, i) - broadcastRead(b, out, i))
+          << "element " << i << " of " << y.type().str();
+  }
+}
+
 TEST(ElementwiseKernelsTest, IntegerDivisionNeverTraps) {
   // Truncating division; x / 0 is 0; INT_MIN / -1 wraps to INT_MIN.
   constexpr double kMin = std::numeric_limits<int32_t>::min();

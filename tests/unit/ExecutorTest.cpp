@@ -459,9 +459,9 @@ TEST(FeedsTest, AreAPureFunctionOfTheSeedAndTheName) {
 }
 
 TEST(FeedsTest, FloatRanges) {
-  // mlp --input=5 --width=8 --classes=4: layer0.w [5, 8] has fan-in
-  // numel / dim0 = 8, so |w| < sqrt(3/8); biases are in [0.5, 1.5); the data
-  // in [-1, 1).
+  // mlp --input=5 --width=8 --classes=4: a dense weight [in, out] has fan-in
+  // dim0 (layer0.w [5, 8]: |w| < sqrt(3/5)); biases are in [0.5, 1.5); the
+  // data in [-1, 1).
   auto g = zoo("mlp", {{"layers", "1"}, {"width", "8"}, {"batch", "64"},
                        {"input", "5"}, {"classes", "4"}});
   ASSERT_TRUE(g);
@@ -470,7 +470,7 @@ TEST(FeedsTest, FloatRanges) {
     const HostTensor &t = feeds.at(param->name().str());
     double lo = 0.5, hi = 1.5;
     if (param->type().rank() >= 2) {
-      double fanIn = double(param->type().numElements()) / param->type().dim(0);
+      double fanIn = double(param->type().dim(0));
       hi = std::sqrt(3.0 / fanIn);
       lo = -hi;
     }

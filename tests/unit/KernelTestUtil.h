@@ -140,7 +140,7 @@ runKernelWidened(llvm::StringRef kind, const std::vector<HostTensor> &operands,
                                /*widened=*/true);
 }
 
-/// The single result of `runKernel`, or a test failure.
+/// The single result of `runKernel`, or a test failure and an empty tensor.
 inline HostTensor runOne(llvm::StringRef kind,
                          const std::vector<HostTensor> &operands,
                          AttrList attrs = {}) {
@@ -148,7 +148,7 @@ inline HostTensor runOne(llvm::StringRef kind,
       runKernel(kind, operands, std::move(attrs));
   if (!results.ok()) {
     ADD_FAILURE() << kind.str() << ": " << results.status();
-    return HostTensor();
+    return HostTensor(Type(DType::F32, {0}));
   }
   return std::move((*results)[0]);
 }

@@ -136,18 +136,30 @@ TEST(MatmulKernelsTest, BroadcastBatchesMatchDirectLoop) {
   }
 }
 
-TEST(MatmulKernelsTest, LargeProductMatchesDirectLoop) {
-  // Big enough for Eigen's blocked GEMM path.
+TEST(MatmulKernelsTest, LargeProductsMatchDirectLoop) {
+  // Big enough for Eigen's blocked GEMM path: a shared b (the batch of a folds
+  // into one product) and a batched b (one product per batch element).
   HostTensor a = randomTensor(DType::F64, {2, 70, 90}, 3);
-  HostTensor b = randomTensor(DType::F64, {90, 65}, 4);
-  expectAllClose(runOne("matmul", {a, b}), directMatmul(a, b, false, false, {2}),
-                 1e-12, "matmul");
+  HostTensor shared = randomTensor(DType::F64, {90, 65}, 4);
+  HostTensor batched = randomTensor(DType::F64, {2, 90, 65}, 5);
+  expectAllClose(runOne("matmul", {a, shared}),
+                 directMatmul(a, shared, false, false, {2}), 1e-12, "shared");
+  expectAllClose(runOne("matmul", {a, batched}),
+                 directMatmul(a, batched, false, false, {2}), 1e-12, "batched");
 }
 
 TEST(MatmulKernelsTest, EmptyContractionGivesZeros) {
   HostTensor a(Type(DType::F64, {2, 0}));
   HostTensor b(Type(DType::F64, {0, 3}));
   expectAllClose(runOne("matmul", {a, b}), {0, 0, 0, 0, 0, 0}, 0, "matmul");
+}
+
+TEST(MatmulKernelsTest, EmptyRowsOrBatch) {
+  HostTensor a(Type(DType::F32, {0, 3}));
+  HostTensor b = randomTensor(DType::F32, {3, 2}, 1);
+  EXPECT_EQ(runOne("matmul", {a, b}).numel(), 0);
+  HostTensor batch(Type(DType::F32, {4, 0, 2, 3}));
+  EXPECT_EQ(runOne("matmul", {batch, b}).numel(), 0);
 }
 
 TEST(MatmulKernelsTest, F32MatchesF64) {

@@ -193,4 +193,23 @@ TEST(NormalizationKernelsTest, HalfPrecisionIsAnError) {
             "'layer_norm' has no f16 kernel");
 }
 
+TEST(NormalizationKernelsTest, EmptyBatches) {
+  // No elements per channel: the statistics are 0 / 0 and the parameter
+  // gradients are empty sums.
+  HostTensor x(Type(DType::F64, {0, 3}));
+  HostTensor gamma = f64({3}, {1, 2, 3});
+  absl::StatusOr<std::vector<HostTensor>> forward =
+      runKernel("batch_norm", {x, gamma, gamma});
+  ASSERT_TRUE(forward.ok()) << forward.status();
+  for (int64_t c = 0; c < 3; ++c)
+    EXPECT_TRUE(std::isnan((*forward)[1].at(c)) && std::isnan((*forward)[2].at(c)));
+  for (llvm::StringRef kind : {"batch_norm_grad", "layer_norm_grad"}) {
+    absl::StatusOr<std::vector<HostTensor>> grads =
+        runKernel(kind, {x, gamma, x});
+    ASSERT_TRUE(grads.ok()) << grads.status();
+    expectAllClose((*grads)[1], {0, 0, 0}, 0, kind.str() + " dgamma");
+    expectAllClose((*grads)[2], {0, 0, 0}, 0, kind.str() + " dbeta");
+  }
+}
+
 } // namespace

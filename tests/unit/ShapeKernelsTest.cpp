@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace remat::test {
 namespace {
 
@@ -41,6 +43,31 @@ TEST(ShapeKernelsTest, Transpose3DWithNegativePerm) {
     for (int i = 0; i < 2; ++i)
       for (int j = 0; j < 3; ++j)
         EXPECT_EQ(y.at((k * 2 + i) * 3 + j), 12 * i + 4 * j + k);
+}
+
+TEST(ShapeKernelsTest, Transpose4DEveryPermutation) {
+  // x [2,3,1,4] = 0..23; y[i0..i3] = x at the index with x-dim perm[k] set
+  // to i_k, for all 24 permutations.
+  std::vector<int64_t> shape = {2, 3, 1, 4};
+  HostTensor x = f32(shape, iota(24));
+  std::vector<int64_t> perm = {0, 1, 2, 3};
+  do {
+    HostTensor y = runOne("transpose", {x}, {{"perm", perm}});
+    std::vector<int64_t> yShape(y.type().shape().begin(),
+                                y.type().shape().end());
+    for (int64_t i = 0; i < y.numel(); ++i) {
+      std::vector<int64_t> xIndex(4);
+      int64_t rest = i;
+      for (int k = 3; k >= 0; --k) {
+        xIndex[perm[k]] = rest % yShape[k];
+        rest /= yShape[k];
+      }
+      int64_t flat = ((xIndex[0] * 3 + xIndex[1]) * 1 + xIndex[2]) * 4 +
+                     xIndex[3];
+      ASSERT_EQ(y.at(i), flat) << "perm " << perm[0] << perm[1] << perm[2]
+                               << perm[3] << " element " << i;
+    }
+  } while (std::next_permutation(perm.begin(), perm.end()));
 }
 
 TEST(ShapeKernelsTest, TransposeCopiesBools) {

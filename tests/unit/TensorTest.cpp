@@ -38,6 +38,10 @@ TEST(TensorTest, CopiesAreDeep) {
   EXPECT_EQ(c.type(), b.type());
   EXPECT_EQ(c.at(0), 8);
   EXPECT_NE(c.view().raw(), b.view().raw());
+  // A default-constructed tensor has no storage, and neither has its copy.
+  HostTensor none;
+  HostTensor noneCopy = none;
+  EXPECT_EQ(noneCopy.view().raw(), nullptr);
 }
 
 TEST(TensorTest, ConvertsEveryDType) {

@@ -8,7 +8,7 @@
 /// Checks the gradients autodiff emits for a forward graph against central
 /// finite differences of the loss, on a sample of entries of every param. The
 /// differences run the forward graph in f64 and are accumulated in f64; the
-/// analytic gradients run the training graph in its own dtypes.
+/// analytic gradients run the training graph in f64 as well.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +43,7 @@ struct GradientSample {
   double analytic = 0;
   double numeric = 0;
   /// |analytic - numeric| / max(|analytic|, |numeric|, floor), where floor is
-  /// 1e-3 of the largest |analytic| entry of the param, or 1e-5 of the
+  /// 1e-3 of the largest |analytic| entry of the param, or 1e-4 of the
   /// largest of all params if that is larger (docs/executor.md).
   double error = 0;
 };

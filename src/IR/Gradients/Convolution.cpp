@@ -1,4 +1,4 @@
-//===- Convolution.cpp - Gradient rule of conv2d ----------------------------===//
+//===- Convolution.cpp - Gradient rule of conv2d --------------------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- Elementwise.cpp - Gradient rules of elementwise math -----------------===//
+//===- Elementwise.cpp - Gradient rules of elementwise math ---------------===//
 //
 // Part of the remat project.
 //

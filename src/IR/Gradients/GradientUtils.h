@@ -1,4 +1,4 @@
-//===- GradientUtils.h - Pieces shared by the gradient rule files -*- C++ -*-===//
+//===- GradientUtils.h - Shared by the gradient rule files ------*- C++ -*-===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- GraphOps.cpp - Gradient rules of constants, identities and add_n -----===//
+//===- GraphOps.cpp - Gradient rules of constants, identities and add_n ---===//
 //
 // Part of the remat project.
 //

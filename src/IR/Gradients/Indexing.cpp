@@ -1,4 +1,4 @@
-//===- Indexing.cpp - Gradient rules of embedding and gather ----------------===//
+//===- Indexing.cpp - Gradient rules of embedding and gather --------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- Loss.cpp - Gradient rules of the losses ------------------------------===//
+//===- Loss.cpp - Gradient rules of the losses ----------------------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- Matmul.cpp - Gradient rule of matmul ---------------------------------===//
+//===- Matmul.cpp - Gradient rule of matmul -------------------------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- Normalization.cpp - Gradient rules of layer_norm and batch_norm ------===//
+//===- Normalization.cpp - Gradient rules of layer_norm and batch_norm ----===//
 //
 // Part of the remat project.
 //

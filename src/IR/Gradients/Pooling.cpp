@@ -1,4 +1,4 @@
-//===- Pooling.cpp - Gradient rules of pooling and upsampling ---------------===//
+//===- Pooling.cpp - Gradient rules of pooling and upsampling -------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- Random.cpp - Gradient rule of dropout --------------------------------===//
+//===- Random.cpp - Gradient rule of dropout ------------------------------===//
 //
 // Part of the remat project.
 //

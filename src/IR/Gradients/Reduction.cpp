@@ -1,4 +1,4 @@
-//===- Reduction.cpp - Gradient rules of reduce_sum, _mean and _max ---------===//
+//===- Reduction.cpp - Gradient rules of reduce_sum, _mean and _max -------===//
 //
 // Part of the remat project.
 //

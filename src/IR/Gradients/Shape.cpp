@@ -1,4 +1,4 @@
-//===- Shape.cpp - Gradient rules of the data-movement ops ------------------===//
+//===- Shape.cpp - Gradient rules of the data-movement ops ----------------===//
 //
 // Part of the remat project.
 //

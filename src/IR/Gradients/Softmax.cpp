@@ -1,4 +1,4 @@
-//===- Softmax.cpp - Gradient rules of softmax, log_softmax, causal_mask ----===//
+//===- Softmax.cpp - Gradient rules of softmax, log_softmax, causal_mask --===//
 //
 // Part of the remat project.
 //

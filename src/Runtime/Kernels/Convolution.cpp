@@ -13,7 +13,8 @@
 ///   dw[g] [Cout/g, K]           += dy[g] * col^T         (summed over images)
 ///
 /// with K = Cin/g * kh * kw. A 1x1 convolution with unit strides and no
-/// padding reads the image itself as its column matrix.
+/// padding reads the image itself as its column matrix; a depthwise one (one
+/// input channel per group) runs direct loops over the kernel taps instead.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,7 @@
 #include <Eigen/Core>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 namespace remat {
@@ -54,6 +56,8 @@ struct ConvGeometry {
     return kernelH == 1 && kernelW == 1 && strideH == 1 && strideW == 1 &&
            padH == 0 && padW == 0;
   }
+  /// One input channel per group: direct loops beat a GEMM of one row.
+  bool isDepthwise() const { return groups > 1 && groupIn() == 1; }
 };
 
 /// The positions `o` in [0, count) whose input index `o * stride + offset`
@@ -81,7 +85,7 @@ static absl::StatusOr<std::array<int64_t, 2>> pairAttr(const KernelContext &ctx,
   llvm::ArrayRef<int64_t> values = ctx.signature().getIntList(name);
   if (values.size() != 2)
     return invalidArgument("'{}' {} must have 2 entries, got {}",
-                           kind(ctx).str(), name, values.size());
+                           kind(ctx).str(), name.str(), values.size());
   return std::array<int64_t, 2>{values[0], values[1]};
 }
 
@@ -141,13 +145,14 @@ static void im2col(const ConvGeometry &g, const T *image, T *col) {
             std::fill(dst, dst + g.outW, T(0));
             continue;
           }
-          const T *src = channel + ih * g.width + offsetW;
+          const T *src = channel + ih * g.width;
           std::fill(dst, dst + cols.begin, T(0));
           if (g.strideW == 1) {
-            std::copy(src + cols.begin, src + cols.end, dst + cols.begin);
+            std::copy(src + cols.begin + offsetW, src + cols.end + offsetW,
+                      dst + cols.begin);
           } else {
             for (int64_t ow = cols.begin; ow < cols.end; ++ow)
-              dst[ow] = src[ow * g.strideW];
+              dst[ow] = src[ow * g.strideW + offsetW];
           }
           std::fill(dst + cols.end, dst + g.outW, T(0));
         }
@@ -172,10 +177,133 @@ static void col2imAdd(const ConvGeometry &g, const T *col, T *image) {
         const T *row = col + ((c * g.kernelH + ki) * g.kernelW + kj) * outPixels;
         for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
           const T *src = row + oh * g.outW;
-          T *dst = channel + (oh * g.strideH + offsetH) * g.width + offsetW;
+          T *dst = channel + (oh * g.strideH + offsetH) * g.width;
           for (int64_t ow = cols.begin; ow < cols.end; ++ow)
-            dst[ow * g.strideW] += src[ow];
+            dst[ow * g.strideW + offsetW] += src[ow];
         }
+      }
+    }
+  }
+}
+
+/// The output pixels of one kernel tap whose input pixels lie inside the
+/// image: a `rows` x `cols` block at `outOffset` of an output plane (row
+/// stride Wo) reading the block at `inOffset` of the input plane (row stride
+/// sh*W, column stride sw).
+struct TapBlock {
+  int64_t outOffset, inOffset, rows, cols;
+};
+
+static TapBlock tapBlock(const ConvGeometry &g, int64_t ki, int64_t kj) {
+  int64_t offsetH = ki * g.dilationH - g.padH;
+  int64_t offsetW = kj * g.dilationW - g.padW;
+  ValidRange rows = validRange(offsetH, g.strideH, g.height, g.outH);
+  ValidRange cols = validRange(offsetW, g.strideW, g.width, g.outW);
+  return {.outOffset = rows.begin * g.outW + cols.begin,
+          .inOffset = (rows.begin * g.strideH + offsetH) * g.width + offsetW +
+                      cols.begin * g.strideW,
+          .rows = rows.end - rows.begin,
+          .cols = cols.end - cols.begin};
+}
+
+template <typename T>
+using RowArray =
+    Eigen::Array<std::remove_const_t<T>, Eigen::Dynamic, Eigen::Dynamic,
+                 Eigen::RowMajor>;
+/// A block of a plane whose rows lie a dynamic stride apart, as an Eigen
+/// array; const if T is.
+template <typename T>
+using BlockView =
+    Eigen::Map<std::conditional_t<std::is_const_v<T>, const RowArray<T>,
+                                  RowArray<T>>,
+               0, Eigen::OuterStride<>>;
+
+template <typename T>
+static BlockView<T> outBlock(const ConvGeometry &g, T *plane,
+                             const TapBlock &b) {
+  return BlockView<T>(plane + b.outOffset, b.rows, b.cols,
+                      Eigen::OuterStride<>(g.outW));
+}
+
+/// Calls `fn` with an Eigen view of the input block of `b` in `plane`: a
+/// vectorisable one when the column stride is 1.
+template <typename T, typename Fn>
+static void withInBlock(const ConvGeometry &g, T *plane, const TapBlock &b,
+                        Fn &&fn) {
+  using Array = std::conditional_t<std::is_const_v<T>, const RowArray<T>,
+                                   RowArray<T>>;
+  int64_t rowStride = g.strideH * g.width;
+  if (g.strideW == 1) {
+    fn(BlockView<T>(plane + b.inOffset, b.rows, b.cols,
+                    Eigen::OuterStride<>(rowStride)));
+    return;
+  }
+  using Strides = Eigen::Stride<Eigen::Dynamic, Eigen::Dynamic>;
+  fn(Eigen::Map<Array, 0, Strides>(plane + b.inOffset, b.rows, b.cols,
+                                   Strides(rowStride, g.strideW)));
+}
+
+/// The three depthwise kernels walk (image, output channel, tap); output
+/// channel o reads input channel o / (Cout/g).
+template <typename T>
+static void depthwiseConv2d(const ConvGeometry &g, const T *x, const T *w,
+                            T *y) {
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t o = 0; o < g.outChannels; ++o) {
+      const T *in = x + (n * g.inChannels + o / g.groupOut()) * g.inPixels();
+      T *out = y + (n * g.outChannels + o) * g.outPixels();
+      std::fill(out, out + g.outPixels(), T(0));
+      for (int64_t ki = 0; ki < g.kernelH; ++ki)
+        for (int64_t kj = 0; kj < g.kernelW; ++kj) {
+          T weight = w[(o * g.kernelH + ki) * g.kernelW + kj];
+          TapBlock b = tapBlock(g, ki, kj);
+          if (b.rows == 0 || b.cols == 0)
+            continue;
+          withInBlock(g, in, b,
+                      [&](auto src) { outBlock(g, out, b) += weight * src; });
+        }
+    }
+  }
+}
+
+template <typename T>
+static void depthwiseConv2dGradInput(const ConvGeometry &g, const T *dy,
+                                     const T *w, T *dx) {
+  std::fill(dx, dx + g.batch * g.inChannels * g.inPixels(), T(0));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t o = 0; o < g.outChannels; ++o) {
+      T *gradIn = dx + (n * g.inChannels + o / g.groupOut()) * g.inPixels();
+      const T *grad = dy + (n * g.outChannels + o) * g.outPixels();
+      for (int64_t ki = 0; ki < g.kernelH; ++ki)
+        for (int64_t kj = 0; kj < g.kernelW; ++kj) {
+          T weight = w[(o * g.kernelH + ki) * g.kernelW + kj];
+          TapBlock b = tapBlock(g, ki, kj);
+          if (b.rows == 0 || b.cols == 0)
+            continue;
+          withInBlock(g, gradIn, b,
+                      [&](auto dst) { dst += weight * outBlock(g, grad, b); });
+        }
+    }
+  }
+}
+
+template <typename T>
+static void depthwiseConv2dGradFilter(const ConvGeometry &g, const T *x,
+                                      const T *dy, T *dw) {
+  for (int64_t o = 0; o < g.outChannels; ++o) {
+    for (int64_t ki = 0; ki < g.kernelH; ++ki) {
+      for (int64_t kj = 0; kj < g.kernelW; ++kj) {
+        TapBlock b = tapBlock(g, ki, kj);
+        T sum = 0;
+        for (int64_t n = 0; b.rows > 0 && b.cols > 0 && n < g.batch; ++n) {
+          const T *in =
+              x + (n * g.inChannels + o / g.groupOut()) * g.inPixels();
+          const T *grad = dy + (n * g.outChannels + o) * g.outPixels();
+          withInBlock(g, in, b, [&](auto src) {
+            sum += (outBlock(g, grad, b) * src).sum();
+          });
+        }
+        dw[(o * g.kernelH + ki) * g.kernelW + kj] = sum;
       }
     }
   }
@@ -188,6 +316,8 @@ static void conv2d(const ConvGeometry &g, const T *x, const T *w, T *y) {
     std::fill(y, y + g.batch * g.outChannels * outPixels, T(0));
     return;
   }
+  if (g.isDepthwise())
+    return depthwiseConv2d(g, x, w, y);
   std::vector<T> col(g.isPointwise() ? 0 : g.patch() * outPixels);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -214,6 +344,8 @@ static void conv2dGradInput(const ConvGeometry &g, const T *dy, const T *w,
   std::fill(dx, dx + g.batch * g.inChannels * g.inPixels(), T(0));
   if (g.groupOut() == 0 || outPixels == 0)
     return;
+  if (g.isDepthwise())
+    return depthwiseConv2dGradInput(g, dy, w, dx);
   std::vector<T> dcol(g.isPointwise() ? 0 : g.patch() * outPixels);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
@@ -242,6 +374,8 @@ static void conv2dGradFilter(const ConvGeometry &g, const T *x, const T *dy,
   std::fill(dw, dw + g.outChannels * g.patch(), T(0));
   if (g.batch == 0 || outPixels == 0 || g.inPixels() == 0)
     return;
+  if (g.isDepthwise())
+    return depthwiseConv2dGradFilter(g, x, dy, dw);
   std::vector<T> col(g.isPointwise() ? 0 : g.patch() * outPixels);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {

@@ -6,8 +6,9 @@
 ///
 /// \file
 /// Batched matmul: one Eigen product of row-major matrix views per element of
-/// the broadcast batch; a transposed operand is read through a transposed
-/// view, never copied. Float only (f32, f64), like the op: an integer tensor
+/// the broadcast batch (a single product when b is shared by an untransposed
+/// batch of a); a transposed operand is read through a transposed view, never
+/// copied. Float only (f32, f64), like the op: an integer tensor
 /// is an error.
 ///
 //===----------------------------------------------------------------------===//
@@ -71,6 +72,10 @@ static absl::Status runMatmul(const KernelContext &ctx) {
   for (size_t k = 0; k < 3; ++k)
     for (int64_t &stride : strides[k])
       stride *= matrixSizes[k];
+  // One matrix b for a whole untransposed batch of a: the batch stacks into
+  // the rows of a single product.
+  bool foldBatch = !transposeA && a.shape().drop_back(2) == batch &&
+                   product(b.shape().drop_back(2)) == 1;
   return dispatchFloat(a.dtype(), "matmul", [&]<typename T>() {
     if (result.numel() == 0)
       return;
@@ -81,6 +86,11 @@ static absl::Status runMatmul(const KernelContext &ctx) {
     }
     const T *aData = a.data<T>();
     const T *bData = b.data<T>();
+    if (foldBatch) {
+      multiply(aData, product(batch) * aRows, aCols, false, bData, bRows,
+               bCols, transposeB, out);
+      return;
+    }
     forEachRow<3>(
         batch, {strides[0], strides[1], strides[2]}, {0, 0, 0},
         [&](std::array<int64_t, 3> offsets, int64_t length,
