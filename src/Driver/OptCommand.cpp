@@ -87,15 +87,16 @@ void printOptHelp(llvm::raw_ostream &os) {
   }
 }
 
-void printTimings(const PipelineResult &result, llvm::raw_ostream &err) {
+void printTimings(llvm::ArrayRef<ReportPassTime> timings,
+                  llvm::raw_ostream &err) {
   double total = 0;
   size_t width = 5;
-  for (const PassTiming &timing : result.timings)
-    width = std::max(width, timing.argument.size());
+  for (const ReportPassTime &timing : timings)
+    width = std::max(width, timing.pass.size());
   err << "pass timing:\n";
-  for (const PassTiming &timing : result.timings) {
+  for (const ReportPassTime &timing : timings) {
     total += timing.seconds;
-    err << fmt::format("  {:<{}}  {:10.6f} s  {}\n", timing.argument, width,
+    err << fmt::format("  {:<{}}  {:10.6f} s  {}\n", timing.pass, width,
                        timing.seconds,
                        timing.changed ? "changed" : "unchanged");
   }
@@ -116,7 +117,7 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
     REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                            buildTrainingGraph(graph, plan.training));
     if (args.has("timing"))
-      printTimings({.changed = true, .timings = report.timings}, ctx.err);
+      printTimings(report.timings, ctx.err);
     if (std::optional<std::string> path = args.get("report")) {
       REMAT_RETURN_IF_ERROR(
           writeOutput(path, ctx.out, [&](llvm::raw_ostream &os) {
@@ -130,7 +131,7 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
   REMAT_RETURN_IF_ERROR(parsePassPipeline(*plan.pipeline, pm));
   REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph));
   if (args.has("timing"))
-    printTimings(result, ctx.err);
+    printTimings(reportPassTimes(result), ctx.err);
   return verify(graph);
 }
 

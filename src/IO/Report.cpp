@@ -6,8 +6,6 @@
 
 #include "remat/IO/Report.h"
 
-#include "remat/Pass/Training.h"
-
 #include "llvm/Support/JSON.h"
 
 namespace remat {
@@ -42,9 +40,9 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     });
     json.attribute("pass_seconds", report.passSeconds);
     json.attributeArray("passes", [&] {
-      for (const PassTiming &timing : report.timings)
+      for (const ReportPassTime &timing : report.timings)
         json.object([&] {
-          json.attribute("pass", timing.argument);
+          json.attribute("pass", timing.pass);
           json.attribute("seconds", timing.seconds);
         });
     });

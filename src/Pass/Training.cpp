@@ -9,12 +9,20 @@
 #include "remat/Analysis/Cost.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
+#include "remat/Pass/PassManager.h"
 #include "remat/Pass/Passes.h"
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/StringExtras.h"
 
 namespace remat {
+
+std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result) {
+  std::vector<ReportPassTime> times;
+  for (const PassTiming &timing : result.timings)
+    times.push_back({timing.argument, timing.seconds, timing.changed});
+  return times;
+}
 
 std::vector<std::string> knownStrategies() { return {"none"}; }
 
@@ -48,9 +56,9 @@ buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
   pm.addPass(createAutodiffPass(options.autodiff));
   pm.addPass(createVerifyPass());
   REMAT_ASSIGN_OR_RETURN(PipelineResult pipeline, pm.run(graph));
-  for (const PassTiming &timing : pipeline.timings)
+  report.timings = reportPassTimes(pipeline);
+  for (const ReportPassTime &timing : report.timings)
     report.passSeconds += timing.seconds;
-  report.timings = std::move(pipeline.timings);
 
   report.opsAfter = countComputeOps(graph);
   for (const Op &op : graph.ops()) {

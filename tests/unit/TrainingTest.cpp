@@ -63,7 +63,7 @@ TEST(TrainingTest, NoneIsPlainAutodiff) {
   EXPECT_EQ(report->peakBytesAfter, simulateMemory(*graph).peakBytes);
   EXPECT_EQ(report->peakBreakdownAfter.total(), report->peakBytesAfter);
   ASSERT_EQ(report->timings.size(), 2u);
-  EXPECT_EQ(report->timings[0].argument, "autodiff");
+  EXPECT_EQ(report->timings[0].pass, "autodiff");
 
   // The executor measures the planned peak.
   absl::StatusOr<RunResult> run = runGraph(*graph, {.seed = 4});

@@ -14,7 +14,7 @@
 #ifndef REMAT_PASS_TRAINING_H
 #define REMAT_PASS_TRAINING_H
 
-#include "remat/Analysis/Memory.h"
+#include "remat/IO/Report.h"
 #include "remat/Pass/Autodiff.h"
 #include "remat/Pass/PassManager.h"
 
@@ -40,29 +40,8 @@ struct TrainingOptions {
   bool verifyEach = false;
 };
 
-/// What `buildTrainingGraph` did; the fields of the JSON report.
-struct TrainingReport {
-  std::string graph;
-  std::string strategy;
-  std::optional<int64_t> budgetBytes;
-  int64_t opsBefore = 0;
-  int64_t opsAfter = 0;
-  /// Peak of plain autodiff's training graph under the same schedule policy.
-  int64_t peakBytesBefore = 0;
-  int64_t peakBytesAfter = 0;
-  MemoryBreakdown peakBreakdownAfter;
-  /// FLOPs of the forward ops, of the gradient ops, and of recomputed copies.
-  int64_t flopsForward = 0;
-  int64_t flopsBackward = 0;
-  int64_t flopsRecompute = 0;
-  /// flopsRecompute / (flopsForward + flopsBackward).
-  double overhead = 0;
-  /// Names of the kept tensors (empty for `none`).
-  std::vector<std::string> checkpoints;
-  /// Wall time of the passes, and each pass's share.
-  double passSeconds = 0;
-  std::vector<PassTiming> timings;
-};
+/// The timings of a pipeline run, as reports list them.
+std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 
 /// The strategies `buildTrainingGraph` accepts, for help and errors.
 std::vector<std::string> knownStrategies();
