@@ -76,11 +76,12 @@ std::vector<double> directConv2d(const ConvCase &c, const HostTensor &x,
                 if (row < 0 || row >= c.height || col < 0 || col >= c.width)
                   continue;
                 int64_t channel = group * groupIn + ci;
-                sum += x.at(((n * c.inChannels + channel) * c.height + row) *
-                                c.width +
-                            col) *
-                       w.at(((o * groupIn + ci) * c.kernelH + a) * c.kernelW +
-                            b);
+                int64_t xIndex =
+                    ((n * c.inChannels + channel) * c.height + row) * c.width +
+                    col;
+                int64_t wIndex =
+                    ((o * groupIn + ci) * c.kernelH + a) * c.kernelW + b;
+                sum += x.at(xIndex) * w.at(wIndex);
               }
           y.push_back(sum);
         }
@@ -176,8 +177,7 @@ TEST(ConvolutionKernelsHandTest, PaddedStridedConvolution) {
   HostTensor x = f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
   HostTensor w = f32({1, 1, 2, 2}, {1, 2, 3, 4});
   AttrList attrs = {{"strides", {2, 2}}, {"padding", {1, 1}}};
-  expectAllClose(runOne("conv2d", {x, w}, attrs), {4, 18, 36, 77}, 0,
-                 "conv2d");
+  expectAllClose(runOne("conv2d", {x, w}, attrs), {4, 18, 36, 77}, 0, "conv2d");
 }
 
 TEST(ConvolutionKernelsHandTest, GradInputScattersThroughWindows) {
@@ -186,8 +186,8 @@ TEST(ConvolutionKernelsHandTest, GradInputScattersThroughWindows) {
   // edges 2, the centre 4.
   HostTensor dy = f64({1, 1, 2, 2}, {1, 1, 1, 1});
   HostTensor w = f64({1, 1, 2, 2}, {1, 1, 1, 1});
-  HostTensor dx = runOne("conv2d_grad_input", {dy, w},
-                         {{"input_shape", {1, 1, 3, 3}}});
+  HostTensor dx =
+      runOne("conv2d_grad_input", {dy, w}, {{"input_shape", {1, 1, 3, 3}}});
   expectAllClose(dx, {1, 2, 1, 2, 4, 2, 1, 2, 1}, 0, "conv2d_grad_input");
 }
 
@@ -198,8 +198,8 @@ TEST(ConvolutionKernelsHandTest, GradFilterSumsOverImages) {
   HostTensor x =
       f64({2, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 1, 2, 3, 4, 5, 6, 7, 8, 9});
   HostTensor dy = f64({2, 1, 2, 2}, {1, 1, 1, 1, 1, 1, 1, 1});
-  HostTensor dw = runOne("conv2d_grad_filter", {x, dy},
-                         {{"filter_shape", {1, 1, 2, 2}}});
+  HostTensor dw =
+      runOne("conv2d_grad_filter", {x, dy}, {{"filter_shape", {1, 1, 2, 2}}});
   expectAllClose(dw, {24, 32, 48, 56}, 0, "conv2d_grad_filter");
 }
 

@@ -55,10 +55,11 @@ inline void expectAllClose(const HostTensor &actual,
 /// Expects the backward result `grad` to match d/d operands[wrt] of
 /// sum(forward(operands) * dy), by central differences of the forward kernel
 /// `forward` in f64.
-inline void expectMatchesFiniteDifferences(
-    const HostTensor &grad, llvm::StringRef forward,
-    const std::vector<HostTensor> &operands, unsigned wrt, const HostTensor &dy,
-    const AttrList &attrs, const std::string &what) {
+inline void
+expectMatchesFiniteDifferences(const HostTensor &grad, llvm::StringRef forward,
+                               const std::vector<HostTensor> &operands,
+                               unsigned wrt, const HostTensor &dy,
+                               const AttrList &attrs, const std::string &what) {
   std::vector<double> numeric =
       numericGradient(forward, operands, wrt, dy, attrs);
   expectAllClose(grad, numeric, 1e-6, what + " vs finite differences");
@@ -72,8 +73,10 @@ inline void expectF32MatchesF64(llvm::StringRef kind,
   std::vector<HostTensor> narrow;
   for (const HostTensor &t : operands)
     narrow.push_back(castTo(t, DType::F32));
-  absl::StatusOr<std::vector<HostTensor>> wide = runKernel(kind, operands, attrs);
-  absl::StatusOr<std::vector<HostTensor>> single = runKernel(kind, narrow, attrs);
+  absl::StatusOr<std::vector<HostTensor>> wide =
+      runKernel(kind, operands, attrs);
+  absl::StatusOr<std::vector<HostTensor>> single =
+      runKernel(kind, narrow, attrs);
   ASSERT_TRUE(wide.ok()) << wide.status();
   ASSERT_TRUE(single.ok()) << single.status();
   ASSERT_EQ(wide->size(), single->size());

@@ -115,9 +115,9 @@ TEST(MatmulKernelsTest, BroadcastBatchesMatchDirectLoop) {
   struct Case {
     std::vector<int64_t> a, b, batch;
   };
-  for (const Case &c : {Case{{2, 1, 3, 4}, {3, 4, 5}, {2, 3}},
-                        Case{{5, 3, 4}, {1, 4, 2}, {5}},
-                        Case{{3, 4}, {2, 2, 4, 3}, {2, 2}}}) {
+  for (const Case &c :
+       {Case{{2, 1, 3, 4}, {3, 4, 5}, {2, 3}}, Case{{5, 3, 4}, {1, 4, 2}, {5}},
+        Case{{3, 4}, {2, 2, 4, 3}, {2, 2}}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         std::vector<int64_t> aShape = c.a, bShape = c.b;

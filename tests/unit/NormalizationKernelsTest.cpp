@@ -28,7 +28,7 @@ TEST(NormalizationKernelsTest, LayerNormHandComputed) {
   double s1 = std::sqrt(1.25), s2 = std::sqrt(3.0);
   HostTensor y = runOne("layer_norm", {x, gamma, beta}, {{"eps", 0.0}});
   expectAllClose(y,
-                 {-1.5 / s1, -1 / s1, 1.5 / s1 + 1, 6 / s1 + 1,  //
+                 {-1.5 / s1, -1 / s1, 1.5 / s1 + 1, 6 / s1 + 1, //
                   -1 / s2, -2 / s2, -3 / s2 + 1, 12 / s2 + 1},
                  1e-15, "layer_norm");
 }
@@ -202,7 +202,8 @@ TEST(NormalizationKernelsTest, EmptyBatches) {
       runKernel("batch_norm", {x, gamma, gamma});
   ASSERT_TRUE(forward.ok()) << forward.status();
   for (int64_t c = 0; c < 3; ++c)
-    EXPECT_TRUE(std::isnan((*forward)[1].at(c)) && std::isnan((*forward)[2].at(c)));
+    EXPECT_TRUE(std::isnan((*forward)[1].at(c)) &&
+                std::isnan((*forward)[2].at(c)));
   for (llvm::StringRef kind : {"batch_norm_grad", "layer_norm_grad"}) {
     absl::StatusOr<std::vector<HostTensor>> grads =
         runKernel(kind, {x, gamma, x});

@@ -40,7 +40,8 @@ TEST(PoolingKernelsTest, MaxPoolPaddingNeverWins) {
   HostTensor x = f64({1, 1, 4, 4}, iota(16, 1));
   for (int64_t i = 0; i < 16; ++i)
     setElementFromDouble(x.view(), i, -x.at(i));
-  AttrList attrs = {{"kernel", {3, 3}}, {"strides", {2, 2}}, {"padding", {1, 1}}};
+  AttrList attrs = {
+      {"kernel", {3, 3}}, {"strides", {2, 2}}, {"padding", {1, 1}}};
   expectAllClose(runOne("max_pool2d", {x}, attrs), {-1, -2, -5, -6}, 0,
                  "max_pool2d");
 }
@@ -54,6 +55,24 @@ TEST(PoolingKernelsTest, MaxPoolOfIntegers) {
   expectAllClose(y, {12, -2}, 0, "max_pool2d");
 }
 
+TEST(PoolingKernelsTest, MaxPoolOfBoolsIsAnyTrue) {
+  HostTensor x =
+      makeTensor(DType::Bool, {1, 1, 2, 4}, {0, 1, 0, 0, 0, 0, 0, 0});
+  expectAllClose(runOne("max_pool2d", {x}, {{"kernel", {2, 2}}}), {1, 0}, 0,
+                 "max_pool2d");
+}
+
+TEST(PoolingKernelsTest, MaxPoolPropagatesNaN) {
+  // The first NaN of a window wins the max and takes the window's gradient.
+  double nan = std::nan("");
+  HostTensor x = f64({1, 1, 1, 3}, {1, nan, 5});
+  AttrList attrs = {{"kernel", {1, 3}}};
+  EXPECT_TRUE(std::isnan(runOne("max_pool2d", {x}, attrs).at(0)));
+  HostTensor dy = f64({1, 1, 1, 1}, {7});
+  expectAllClose(runOne("max_pool2d_grad", {x, dy}, attrs), {0, 7, 0}, 0,
+                 "max_pool2d_grad");
+}
+
 TEST(PoolingKernelsTest, AvgPoolExcludesPaddingFromDivisor) {
   // x = 0..15 (4x4); 3x3 windows, stride 2, padding 1:
   //   (0,0): {0, 1, 4, 5}                    = 10 / 4 = 2.5
@@ -61,7 +80,8 @@ TEST(PoolingKernelsTest, AvgPoolExcludesPaddingFromDivisor) {
   //   (1,0): {4, 5, 8, 9, 12, 13}            = 51 / 6 = 8.5
   //   (1,1): {5, 6, 7, 9, 10, 11, 13, 14, 15} = 90 / 9 = 10
   HostTensor x = f32({1, 1, 4, 4}, iota(16));
-  AttrList attrs = {{"kernel", {3, 3}}, {"strides", {2, 2}}, {"padding", {1, 1}}};
+  AttrList attrs = {
+      {"kernel", {3, 3}}, {"strides", {2, 2}}, {"padding", {1, 1}}};
   expectAllClose(runOne("avg_pool2d", {x}, attrs), {2.5, 4, 8.5, 10}, 0,
                  "avg_pool2d");
 }
@@ -99,10 +119,10 @@ TEST(PoolingKernelsTest, AvgPoolGradSharesByValidCount) {
   // Row by row: rows 0 and 1 are in window row 0 (and row 1 also in window
   // row 1); cols likewise.
   expectAllClose(dx,
-                 {1, 2, 1, 1,   //
-                  3, 6, 3, 3,   //
-                  2, 4, 2, 2,   //
-                  2, 4, 2, 2},  //
+                 {1, 2, 1, 1,  //
+                  3, 6, 3, 3,  //
+                  2, 4, 2, 2,  //
+                  2, 4, 2, 2}, //
                  0, "avg_pool2d_grad");
 }
 
@@ -119,9 +139,9 @@ TEST(PoolingKernelsTest, UpsampleNearestRepeatsPixels) {
   HostTensor y = runOne("upsample_nearest", {x});
   EXPECT_EQ(y.dtype(), DType::I64);
   expectAllClose(y,
-                 {1, 1, 2, 2,  //
-                  1, 1, 2, 2,  //
-                  3, 3, 4, 4,  //
+                 {1, 1, 2, 2, //
+                  1, 1, 2, 2, //
+                  3, 3, 4, 4, //
                   3, 3, 4, 4},
                  0, "upsample_nearest");
   HostTensor wide = f32({1, 2, 1, 2}, {1, 2, 3, 4});

@@ -78,7 +78,9 @@ ValidRange validRange(int64_t offset, int64_t stride, int64_t size,
 
 } // namespace
 
-static llvm::StringRef kind(const KernelContext &ctx) { return ctx.op().kind(); }
+static llvm::StringRef kind(const KernelContext &ctx) {
+  return ctx.op().kind();
+}
 
 static absl::StatusOr<std::array<int64_t, 2>> pairAttr(const KernelContext &ctx,
                                                        llvm::StringRef name) {
@@ -91,9 +93,10 @@ static absl::StatusOr<std::array<int64_t, 2>> pairAttr(const KernelContext &ctx,
 
 /// Reads the geometry from x [N, Cin, H, W], w [Cout, Cin/g, kh, kw] and
 /// y [N, Cout, Ho, Wo], whichever of them are operands or the result.
-static absl::StatusOr<ConvGeometry>
-convGeometry(const KernelContext &ctx, llvm::ArrayRef<int64_t> x,
-             llvm::ArrayRef<int64_t> w, llvm::ArrayRef<int64_t> y) {
+static absl::StatusOr<ConvGeometry> convGeometry(const KernelContext &ctx,
+                                                 llvm::ArrayRef<int64_t> x,
+                                                 llvm::ArrayRef<int64_t> w,
+                                                 llvm::ArrayRef<int64_t> y) {
   if (x.size() != 4 || w.size() != 4 || y.size() != 4)
     return invalidArgument("'{}' needs rank-4 images and filters",
                            kind(ctx).str());
@@ -174,7 +177,8 @@ static void col2imAdd(const ConvGeometry &g, const T *col, T *image) {
       for (int64_t kj = 0; kj < g.kernelW; ++kj) {
         int64_t offsetW = kj * g.dilationW - g.padW;
         ValidRange cols = validRange(offsetW, g.strideW, g.width, g.outW);
-        const T *row = col + ((c * g.kernelH + ki) * g.kernelW + kj) * outPixels;
+        const T *row =
+            col + ((c * g.kernelH + ki) * g.kernelW + kj) * outPixels;
         for (int64_t oh = rows.begin; oh < rows.end; ++oh) {
           const T *src = row + oh * g.outW;
           T *dst = channel + (oh * g.strideH + offsetH) * g.width;
@@ -207,16 +211,14 @@ static TapBlock tapBlock(const ConvGeometry &g, int64_t ki, int64_t kj) {
 }
 
 template <typename T>
-using RowArray =
-    Eigen::Array<std::remove_const_t<T>, Eigen::Dynamic, Eigen::Dynamic,
-                 Eigen::RowMajor>;
+using RowArray = Eigen::Array<std::remove_const_t<T>, Eigen::Dynamic,
+                              Eigen::Dynamic, Eigen::RowMajor>;
 /// A block of a plane whose rows lie a dynamic stride apart, as an Eigen
 /// array; const if T is.
 template <typename T>
-using BlockView =
-    Eigen::Map<std::conditional_t<std::is_const_v<T>, const RowArray<T>,
-                                  RowArray<T>>,
-               0, Eigen::OuterStride<>>;
+using BlockView = Eigen::Map<
+    std::conditional_t<std::is_const_v<T>, const RowArray<T>, RowArray<T>>, 0,
+    Eigen::OuterStride<>>;
 
 template <typename T>
 static BlockView<T> outBlock(const ConvGeometry &g, T *plane,
@@ -230,8 +232,8 @@ static BlockView<T> outBlock(const ConvGeometry &g, T *plane,
 template <typename T, typename Fn>
 static void withInBlock(const ConvGeometry &g, T *plane, const TapBlock &b,
                         Fn &&fn) {
-  using Array = std::conditional_t<std::is_const_v<T>, const RowArray<T>,
-                                   RowArray<T>>;
+  using Array =
+      std::conditional_t<std::is_const_v<T>, const RowArray<T>, RowArray<T>>;
   int64_t rowStride = g.strideH * g.width;
   if (g.strideW == 1) {
     fn(BlockView<T>(plane + b.inOffset, b.rows, b.cols,
@@ -321,7 +323,8 @@ static void conv2d(const ConvGeometry &g, const T *x, const T *w, T *y) {
   std::vector<T> col(g.isPointwise() ? 0 : g.patch() * outPixels);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const T *image = x + (n * g.inChannels + grp * g.groupIn()) * g.inPixels();
+      const T *image =
+          x + (n * g.inChannels + grp * g.groupIn()) * g.inPixels();
       const T *colData = image;
       if (!g.isPointwise()) {
         im2col(g, image, col.data());
@@ -330,7 +333,8 @@ static void conv2d(const ConvGeometry &g, const T *x, const T *w, T *y) {
       ConstMatrixView<T> filter(w + grp * g.groupOut() * g.patch(),
                                 g.groupOut(), g.patch());
       ConstMatrixView<T> columns(colData, g.patch(), outPixels);
-      MatrixView<T> out(y + (n * g.outChannels + grp * g.groupOut()) * outPixels,
+      MatrixView<T> out(y + (n * g.outChannels + grp * g.groupOut()) *
+                                outPixels,
                         g.groupOut(), outPixels);
       out.noalias() = filter * columns;
     }
@@ -352,9 +356,9 @@ static void conv2dGradInput(const ConvGeometry &g, const T *dy, const T *w,
       T *image = dx + (n * g.inChannels + grp * g.groupIn()) * g.inPixels();
       ConstMatrixView<T> filter(w + grp * g.groupOut() * g.patch(),
                                 g.groupOut(), g.patch());
-      ConstMatrixView<T> grad(
-          dy + (n * g.outChannels + grp * g.groupOut()) * outPixels,
-          g.groupOut(), outPixels);
+      ConstMatrixView<T> grad(dy + (n * g.outChannels + grp * g.groupOut()) *
+                                       outPixels,
+                              g.groupOut(), outPixels);
       if (g.isPointwise()) {
         MatrixView<T>(image, g.patch(), outPixels).noalias() =
             filter.transpose() * grad;
@@ -379,16 +383,17 @@ static void conv2dGradFilter(const ConvGeometry &g, const T *x, const T *dy,
   std::vector<T> col(g.isPointwise() ? 0 : g.patch() * outPixels);
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.groups; ++grp) {
-      const T *image = x + (n * g.inChannels + grp * g.groupIn()) * g.inPixels();
+      const T *image =
+          x + (n * g.inChannels + grp * g.groupIn()) * g.inPixels();
       const T *colData = image;
       if (!g.isPointwise()) {
         im2col(g, image, col.data());
         colData = col.data();
       }
       ConstMatrixView<T> columns(colData, g.patch(), outPixels);
-      ConstMatrixView<T> grad(
-          dy + (n * g.outChannels + grp * g.groupOut()) * outPixels,
-          g.groupOut(), outPixels);
+      ConstMatrixView<T> grad(dy + (n * g.outChannels + grp * g.groupOut()) *
+                                       outPixels,
+                              g.groupOut(), outPixels);
       MatrixView<T> filterGrad(dw + grp * g.groupOut() * g.patch(),
                                g.groupOut(), g.patch());
       filterGrad.noalias() += grad * columns.transpose();
@@ -401,8 +406,8 @@ static absl::Status runConv2d(const KernelContext &ctx) {
   const Tensor &w = ctx.operand(1);
   const Tensor &y = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), x.dtype(), {w, y}));
-  REMAT_ASSIGN_OR_RETURN(auto g, convGeometry(ctx, x.shape(), w.shape(),
-                                              y.shape()));
+  REMAT_ASSIGN_OR_RETURN(auto g,
+                         convGeometry(ctx, x.shape(), w.shape(), y.shape()));
   return dispatchFloat(x.dtype(), kind(ctx), [&]<typename T>() {
     if (y.numel() != 0)
       conv2d(g, x.data<T>(), w.data<T>(), y.data<T>());
@@ -414,8 +419,8 @@ static absl::Status runConv2dGradInput(const KernelContext &ctx) {
   const Tensor &w = ctx.operand(1);
   const Tensor &dx = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), dy.dtype(), {w, dx}));
-  REMAT_ASSIGN_OR_RETURN(auto g, convGeometry(ctx, dx.shape(), w.shape(),
-                                              dy.shape()));
+  REMAT_ASSIGN_OR_RETURN(auto g,
+                         convGeometry(ctx, dx.shape(), w.shape(), dy.shape()));
   return dispatchFloat(dy.dtype(), kind(ctx), [&]<typename T>() {
     if (dx.numel() != 0)
       conv2dGradInput(g, dy.data<T>(), w.data<T>(), dx.data<T>());
@@ -427,8 +432,8 @@ static absl::Status runConv2dGradFilter(const KernelContext &ctx) {
   const Tensor &dy = ctx.operand(1);
   const Tensor &dw = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), x.dtype(), {dy, dw}));
-  REMAT_ASSIGN_OR_RETURN(auto g, convGeometry(ctx, x.shape(), dw.shape(),
-                                              dy.shape()));
+  REMAT_ASSIGN_OR_RETURN(auto g,
+                         convGeometry(ctx, x.shape(), dw.shape(), dy.shape()));
   return dispatchFloat(x.dtype(), kind(ctx), [&]<typename T>() {
     if (dw.numel() != 0)
       conv2dGradFilter(g, x.data<T>(), dy.data<T>(), dw.data<T>());

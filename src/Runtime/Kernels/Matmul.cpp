@@ -54,8 +54,7 @@ static absl::Status runMatmul(const KernelContext &ctx) {
   const Tensor &b = ctx.operand(1);
   const Tensor &result = ctx.result();
   REMAT_RETURN_IF_ERROR(expectDType("matmul", a.dtype(), {b, result}));
-  if (a.shape().size() < 2 || b.shape().size() < 2 ||
-      result.shape().size() < 2)
+  if (a.shape().size() < 2 || b.shape().size() < 2 || result.shape().size() < 2)
     return invalidArgument("'matmul' needs operands of rank >= 2");
   bool transposeA = ctx.signature().getBool("transpose_a");
   bool transposeB = ctx.signature().getBool("transpose_b");
@@ -87,19 +86,19 @@ static absl::Status runMatmul(const KernelContext &ctx) {
     const T *aData = a.data<T>();
     const T *bData = b.data<T>();
     if (foldBatch) {
-      multiply(aData, product(batch) * aRows, aCols, false, bData, bRows,
-               bCols, transposeB, out);
+      multiply(aData, product(batch) * aRows, aCols, false, bData, bRows, bCols,
+               transposeB, out);
       return;
     }
-    forEachRow<3>(
-        batch, {strides[0], strides[1], strides[2]}, {0, 0, 0},
-        [&](std::array<int64_t, 3> offsets, int64_t length,
-            std::array<int64_t, 3> step) {
-          for (int64_t i = 0; i < length; ++i)
-            multiply(aData + offsets[0] + i * step[0], aRows, aCols,
-                     transposeA, bData + offsets[1] + i * step[1], bRows,
-                     bCols, transposeB, out + offsets[2] + i * step[2]);
-        });
+    forEachRow<3>(batch, {strides[0], strides[1], strides[2]}, {0, 0, 0},
+                  [&](std::array<int64_t, 3> offsets, int64_t length,
+                      std::array<int64_t, 3> step) {
+                    for (int64_t i = 0; i < length; ++i)
+                      multiply(aData + offsets[0] + i * step[0], aRows, aCols,
+                               transposeA, bData + offsets[1] + i * step[1],
+                               bRows, bCols, transposeB,
+                               out + offsets[2] + i * step[2]);
+                  });
   });
 }
 

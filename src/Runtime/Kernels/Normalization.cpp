@@ -68,16 +68,17 @@ static Moments moments(const T *x, int64_t count, double eps,
 }
 
 template <typename T>
-static void batchNorm(const ChannelLayout &layout, int64_t channels,
-                      const T *x, const T *gamma, const T *beta, double eps,
-                      T *y, T *mean, T *variance) {
+static void batchNorm(const ChannelLayout &layout, int64_t channels, const T *x,
+                      const T *gamma, const T *beta, double eps, T *y, T *mean,
+                      T *variance) {
   for (int64_t c = 0; c < channels; ++c) {
     int64_t base = c * layout.spanLength;
     auto forEach = [&](auto &&fn) { layout.forEach(base, fn); };
     Moments m = moments(x, layout.count(), eps, forEach);
     double scale = double(gamma[c]) * m.invStd;
     double shift = double(beta[c]);
-    forEach([&](int64_t i) { y[i] = T((double(x[i]) - m.mean) * scale + shift); });
+    forEach(
+        [&](int64_t i) { y[i] = T((double(x[i]) - m.mean) * scale + shift); });
     mean[c] = T(m.mean);
     variance[c] = T(m.variance);
   }
@@ -163,7 +164,8 @@ static void layerNormGrad(int64_t rows, int64_t features, const T *x,
 /// The channel layout of batch_norm's x [N, C, ...].
 static ChannelLayout channelLayout(llvm::ArrayRef<int64_t> shape) {
   int64_t spatial = product(shape.drop_front(2));
-  return {.spans = shape[0], .spanLength = spatial, .stride = shape[1] * spatial};
+  return {
+      .spans = shape[0], .spanLength = spatial, .stride = shape[1] * spatial};
 }
 
 /// Checks the operands (x, gamma, a third) and results of a normalisation

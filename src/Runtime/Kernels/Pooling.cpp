@@ -117,7 +117,8 @@ static void maxPool2d(const PoolGeometry &g, const T *x, T *y) {
     T *out = y + p * g.outPixels();
     for (int64_t oh = 0; oh < g.outH; ++oh)
       for (int64_t ow = 0; ow < g.outW; ++ow)
-        out[oh * g.outW + ow] = plane[windowArgmax(g, plane, windowAt(g, oh, ow))];
+        out[oh * g.outW + ow] =
+            plane[windowArgmax(g, plane, windowAt(g, oh, ow))];
   }
 }
 
