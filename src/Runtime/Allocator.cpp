@@ -27,11 +27,22 @@ void *TrackingAllocator::allocate(int64_t bytes) {
   if (bytes <= 0)
     return nullptr;
   void *data = ::operator new(static_cast<size_t>(bytes), kAlignment);
+  charge(bytes);
+  ++numAllocations_;
+  return data;
+}
+
+void TrackingAllocator::charge(int64_t bytes) {
+  assert(bytes >= 0 && "negative charge");
   currentBytes_ += bytes;
   peakBytes_ = std::max(peakBytes_, currentBytes_);
-  ++numAllocations_;
   ++numLive_;
-  return data;
+}
+
+void TrackingAllocator::refund(int64_t bytes) {
+  assert(numLive_ > 0 && currentBytes_ >= bytes && "refunding too much");
+  currentBytes_ -= bytes;
+  --numLive_;
 }
 
 void TrackingAllocator::deallocate(void *data, int64_t bytes) {
@@ -39,10 +50,8 @@ void TrackingAllocator::deallocate(void *data, int64_t bytes) {
     assert(bytes == 0 && "null storage of a nonzero size");
     return;
   }
-  assert(numLive_ > 0 && currentBytes_ >= bytes && "deallocating too much");
   ::operator delete(data, kAlignment);
-  currentBytes_ -= bytes;
-  --numLive_;
+  refund(bytes);
 }
 
 } // namespace remat

@@ -25,6 +25,7 @@
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <fmt/format.h>
 
@@ -60,8 +61,22 @@ public:
     return data_[id];
   }
 
+  /// Takes `data`, owned by the caller and outliving the run, as the storage
+  /// of `id`: counted by the allocator like its own, never freed.
+  void *borrow(unsigned id, void *data, int64_t bytes) {
+    assert(!data_[id] && bytes_[id] == 0 && "storage allocated twice");
+    allocator_.charge(bytes);
+    data_[id] = data;
+    bytes_[id] = bytes;
+    borrowed_.insert(id);
+    return data;
+  }
+
   void release(unsigned id) {
-    allocator_.deallocate(data_[id], bytes_[id]);
+    if (borrowed_.erase(id))
+      allocator_.refund(bytes_[id]);
+    else
+      allocator_.deallocate(data_[id], bytes_[id]);
     data_[id] = nullptr;
     bytes_[id] = 0;
   }
@@ -70,6 +85,7 @@ private:
   TrackingAllocator &allocator_;
   std::vector<void *> data_;
   std::vector<int64_t> bytes_;
+  llvm::DenseSet<unsigned> borrowed_;
 };
 
 /// One run of one graph.
@@ -170,12 +186,21 @@ private:
       for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
         const Value &leaf = *op.result(i);
         Type type = runtimeType(leaf);
+        const HostTensor *feed = findFeed(leaf);
+        if (feed)
+          REMAT_RETURN_IF_ERROR(checkFeed(op, leaf, *feed));
+        // Kernels never write their operands, so a feed of the run's dtype
+        // is read in place rather than copied.
+        if (feed && feed->dtype() == type.dtype()) {
+          void *data = storage_.borrow(leaf.id(), feed->view().raw(),
+                                       type.byteSize());
+          tensors_[leaf.id()] = Tensor(std::move(type), data);
+          continue;
+        }
         void *data = storage_.allocate(leaf.id(), type.byteSize());
         Tensor tensor(std::move(type), data);
         tensors_[leaf.id()] = tensor;
-        const HostTensor *feed = findFeed(leaf);
         if (feed) {
-          REMAT_RETURN_IF_ERROR(checkFeed(op, leaf, *feed));
           copyConverting(feed->view(), tensor);
           continue;
         }

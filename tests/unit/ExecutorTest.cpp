@@ -107,6 +107,19 @@ TEST(TrackingAllocatorTest, ZeroBytesIsNullAndUncounted) {
   EXPECT_EQ(allocator.peakBytes(), 0);
 }
 
+TEST(TrackingAllocatorTest, ChargedBytesCountTowardsThePeak) {
+  TrackingAllocator allocator;
+  void *a = allocator.allocate(10);
+  allocator.charge(30);
+  EXPECT_EQ(allocator.currentBytes(), 40);
+  allocator.refund(30);
+  allocator.deallocate(a, 10);
+  EXPECT_EQ(allocator.currentBytes(), 0);
+  EXPECT_EQ(allocator.peakBytes(), 40);
+  // Charges are not allocations.
+  EXPECT_EQ(allocator.numAllocations(), 1);
+}
+
 //===----------------------------------------------------------------------===//
 // Running small graphs
 //===----------------------------------------------------------------------===//
@@ -278,6 +291,32 @@ TEST(ExecutorTest, EveryOutputIsReturnedInOrderAndLeavesCanBeOutputs) {
   EXPECT_THAT(elements(result.outputs[0].second), ElementsAre(-1.5, 2));
   EXPECT_EQ(result.outputs[1].first, "x");
   EXPECT_THAT(elements(result.outputs[1].second), ElementsAre(1.5, -2));
+}
+
+TEST(ExecutorTest, FeedsReadInPlaceCountLikeCopies) {
+  // The chain of ChainOfRelusMatchesTheWorkedExample. An f32 feed is read in
+  // place and an f64 one converted into a copy; both count x's 4096 bytes,
+  // and neither feed is written.
+  Graph g("chain");
+  Builder b(g);
+  Value *x = b.input("x", Type(DType::F32, {1024}));
+  g.addOutput(b.op("relu", {b.op("relu", {x}, {}, "a")}, {}, "b"));
+  ASSERT_TRUE(b.status().ok());
+  std::vector<double> data;
+  for (int i = 0; i < 1024; ++i)
+    data.push_back(i % 7 - 3);
+  for (DType dtype : {DType::F32, DType::F64}) {
+    TensorMap feeds;
+    feeds.emplace("x", tensor(dtype, {1024}, data));
+    RunOptions options;
+    options.feeds = &feeds;
+    RunResult result = runOk(g, options);
+    EXPECT_EQ(result.peakBytes, 3 * 4096) << dtypeName(dtype).str();
+    EXPECT_EQ(elements(feeds.at("x")), data);
+    ASSERT_EQ(result.outputs.size(), 1u);
+    for (int i = 0; i < 1024; ++i)
+      ASSERT_EQ(result.outputs[0].second.at(i), std::max(data[i], 0.0)) << i;
+  }
 }
 
 TEST(ExecutorTest, WidenedRunsHoldF32AsF64) {

@@ -31,6 +31,10 @@ public:
   void *allocate(int64_t bytes);
   /// Returns storage from `allocate`; `bytes` must be what was asked for.
   void deallocate(void *data, int64_t bytes);
+  /// Counts `bytes` of storage held elsewhere as allocated, and `refund`
+  /// uncounts them: for tensors the caller lends (feeds read in place).
+  void charge(int64_t bytes);
+  void refund(int64_t bytes);
 
   int64_t currentBytes() const { return currentBytes_; }
   int64_t peakBytes() const { return peakBytes_; }
