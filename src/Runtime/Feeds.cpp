@@ -84,7 +84,7 @@ int64_t dtypeLimit(DType dtype) {
 int64_t uniformInt(uint32_t bits, int64_t bound) {
   if (bound <= (int64_t(1) << 32))
     return int64_t((uint64_t(bits) * uint64_t(bound)) >> 32);
-  double scaled = std::floor(std::ldexp(double(bits), -32) * double(bound));
+  double scaled = std::floor(double(bits) * 0x1p-32 * double(bound));
   return std::min(bound - 1, int64_t(scaled));
 }
 
@@ -120,7 +120,7 @@ struct FloatLaw {
   }
 
   double operator()(uint32_t bits) const {
-    double u = std::ldexp(double(bits), -32);
+    double u = double(bits) * 0x1p-32;
     return centred ? (2 * u - 1) * limit : 0.5 + u;
   }
 };

@@ -51,7 +51,7 @@ uint32_t randomBits(uint64_t key, uint64_t index) {
 }
 
 double randomUniform(uint64_t key, uint64_t index) {
-  return std::ldexp(double(randomBits(key, index)), -32);
+  return double(randomBits(key, index)) * 0x1p-32;
 }
 
 uint64_t dropoutThreshold(double rate) {
