@@ -21,6 +21,7 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/PassManager.h"
+#include "remat/Pass/Checkpoints.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Training.h"
 #include "remat/Support/Status.h"
@@ -33,14 +34,16 @@ namespace {
 const CommandSpec &optSpec() {
   static const CommandSpec spec{
       .name = "opt",
-      .synopsis = "FILE [--strategy=S] [--report=FILE|-] [-p PIPELINE] "
-                  "[--verify-each] [--timing] [--split-input-file] [-o OUT]",
+      .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
+                  "[--force-data-dependency] [-p PIPELINE] [--verify-each] "
+                  "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
           "into its training\ngraph: autodiff, the strategy's "
           "rematerialization, scheduling and verification;\nthe gradient of "
           "param `p` is the output `p.grad`. Strategies: none (plain\n"
-          "autodiff, the default). With -p, runs the pass pipeline PIPELINE "
+          "autodiff, the default), all, collection, speed, memory, sqrtn,\n"
+          "names=a,b, regions, regions=p,q (docs/strategies.md). With -p, runs the pass pipeline PIPELINE "
           "instead: a\ncomma-separated list of passes, each with optional "
           "options: `dce,cse,toposort`\nor `dce{keep-unused-leaves=false}`. "
           "The result is verified before it is printed.",
@@ -48,6 +51,13 @@ const CommandSpec &optSpec() {
           {.name = "strategy",
            .valueName = "S",
            .help = "The checkpoint strategy (default none)."},
+          {.name = "explain",
+           .help = "Prints the kept tensors, the segments and their cost "
+                   "instead of the graph (which -o still writes)."},
+          {.name = "force-data-dependency",
+           .help = "Orders recomputation after its gradient with a data "
+                   "dependency, for backends that drop control "
+                   "dependencies."},
           {.name = "report",
            .valueName = "FILE",
            .help = "Writes the JSON report of the strategy run to FILE (`-` "
@@ -118,6 +128,8 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
                            buildTrainingGraph(graph, plan.training));
     if (args.has("timing"))
       printTimings(report.timings, ctx.err);
+    if (args.has("explain"))
+      printExplanation(report, ctx.out);
     if (std::optional<std::string> path = args.get("report")) {
       REMAT_RETURN_IF_ERROR(
           writeOutput(path, ctx.out, [&](llvm::raw_ostream &os) {
@@ -149,9 +161,18 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (report && args.has("split-input-file"))
     return invalidArgument("--report takes one graph, not --split-input-file");
   std::optional<std::string> output = args.get("output");
+  bool explain = args.has("explain");
+  if (report && *report == "-" && explain)
+    return invalidArgument("--report=- and --explain both write to stdout: "
+                           "give the report a file");
   if (report && *report == "-" && (!output || *output == "-"))
     return invalidArgument("--report=- writes the report to stdout: give the "
                            "graph a file with -o");
+  if (plan.pipeline && (explain || args.has("force-data-dependency")))
+    return invalidArgument("--explain and --force-data-dependency need a "
+                           "strategy run, not -p");
+  if (explain && args.has("split-input-file"))
+    return invalidArgument("--explain takes one graph, not --split-input-file");
   if (plan.pipeline) {
     // A malformed pipeline is reported before the input is read.
     PassManager check;
@@ -160,7 +181,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   }
   plan.training.strategy = strategy.value_or("none");
   plan.training.verifyEach = args.has("verify-each");
-  REMAT_RETURN_IF_ERROR(checkStrategyName(plan.training.strategy));
+  plan.training.forceDataDependency = args.has("force-data-dependency");
+  REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
   return plan;
 }
 
@@ -181,9 +203,13 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   if (!args.has("split-input-file")) {
     REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
     REMAT_RETURN_IF_ERROR(optimize(*graph, plan, args, ctx));
-    absl::Status written =
-        writeOutput(args.get("output"), ctx.out,
-                    [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
+    std::optional<std::string> output = args.get("output");
+    absl::Status written = absl::OkStatus();
+    // --explain takes stdout from the graph.
+    if (!args.has("explain") || (output && *output != "-"))
+      written =
+          writeOutput(output, ctx.out,
+                      [&](llvm::raw_ostream &os) { printGraph(*graph, os); });
     disposeGraph(std::move(graph), ctx);
     return written;
   }

@@ -35,8 +35,8 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("flops_recompute", report.flopsRecompute);
     json.attribute("overhead", report.overhead);
     json.attributeArray("checkpoints", [&] {
-      for (const std::string &name : report.checkpoints)
-        json.value(name);
+      for (const ReportTensor &tensor : report.checkpoints)
+        json.value(tensor.name);
     });
     json.attribute("pass_seconds", report.passSeconds);
     json.attributeArray("passes", [&] {

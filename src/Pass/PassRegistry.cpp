@@ -195,6 +195,8 @@ void registerAllPasses(PassRegistry &registry) {
   registerCSEPass(registry);
   registerTopoSortPass(registry);
   registerAutodiffPass(registry);
+  registerRecomputePass(registry);
+  registerSchedulePass(registry);
   registerTestPrintAnalysisPasses(registry);
 }
 

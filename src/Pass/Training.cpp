@@ -9,11 +9,13 @@
 #include "remat/Analysis/Cost.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/PassManager.h"
-#include "remat/Pass/Passes.h"
+#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Recompute.h"
+#include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
 
-#include "llvm/ADT/StringExtras.h"
+#include <chrono>
+#include <utility>
 
 namespace remat {
 
@@ -24,57 +26,138 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result) {
   return times;
 }
 
-std::vector<std::string> knownStrategies() { return {"none"}; }
-
-absl::Status checkStrategyName(llvm::StringRef name) {
-  std::vector<std::string> known = knownStrategies();
-  if (!llvm::is_contained(known, name))
-    return invalidArgument("unknown strategy '{}' (known: {})", name.str(),
-                           llvm::join(known, ", "));
-  return absl::OkStatus();
-}
+namespace {
 
 /// Ops other than input and param declarations, as `remat stats` counts them.
-static int64_t countComputeOps(const Graph &graph) {
+int64_t countComputeOps(const Graph &graph) {
   return int64_t(graph.numOps()) - graph.inputs().size() -
          graph.params().size();
 }
 
+/// Runs the steps of one training build, timing each as a report pass.
+class TrainingRun {
+public:
+  TrainingRun(Graph &graph, const TrainingOptions &options,
+              TrainingReport &report)
+      : graph_(graph), options_(options), report_(report) {}
+
+  absl::Status run() {
+    REMAT_ASSIGN_OR_RETURN(Strategy strategy, Strategy::parse(options_.strategy));
+    report_.strategy = strategy.str();
+    CheckpointPlan plan;
+    bool recompute = strategy.kind != StrategyKind::None;
+    if (recompute)
+      REMAT_RETURN_IF_ERROR(timed("checkpoints", [&]() -> absl::Status {
+        REMAT_ASSIGN_OR_RETURN(plan, selectCheckpoints(graph_, strategy));
+        return absl::OkStatus();
+      }));
+
+    unsigned forwardOpIdBound = graph_.opIdBound();
+    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::Status {
+      return differentiate(graph_, options_.autodiff).status();
+    }));
+    REMAT_RETURN_IF_ERROR(verifyEach());
+    REMAT_ASSIGN_OR_RETURN(ScheduleResult baseline, schedule());
+    report_.peakBytesBefore = baseline.peakBytesAfter;
+
+    RecomputeResult result;
+    if (recompute) {
+      REMAT_RETURN_IF_ERROR(timed("recompute", [&]() -> absl::Status {
+        RecomputeOptions recomputeOptions;
+        recomputeOptions.forceDataDependency = options_.forceDataDependency;
+        REMAT_ASSIGN_OR_RETURN(result, rematerialize(graph_, forwardOpIdBound,
+                                                     plan, recomputeOptions));
+        return absl::OkStatus();
+      }));
+      REMAT_RETURN_IF_ERROR(verifyEach());
+      REMAT_ASSIGN_OR_RETURN(ScheduleResult scheduled, schedule());
+      report_.peakBytesUnscheduled = scheduled.peakBytesBefore;
+    } else {
+      report_.peakBytesUnscheduled = baseline.peakBytesBefore;
+    }
+    REMAT_RETURN_IF_ERROR(
+        timed("verify", [&] { return verify(graph_); }));
+
+    describePlan(result);
+    countFlops(forwardOpIdBound, result);
+    MemoryProfile memory = simulateMemory(graph_);
+    report_.peakBytesAfter = memory.peakBytes;
+    report_.peakBreakdownAfter = memory.peakBreakdown;
+    report_.opsAfter = countComputeOps(graph_);
+    return absl::OkStatus();
+  }
+
+private:
+  template <typename Fn> absl::Status timed(llvm::StringRef pass, Fn &&fn) {
+    auto start = std::chrono::steady_clock::now();
+    unsigned opsBefore = graph_.numOps();
+    absl::Status status = fn();
+    double seconds = std::chrono::duration<double>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+    report_.timings.push_back(
+        {pass.str(), seconds, graph_.numOps() != opsBefore});
+    report_.passSeconds += seconds;
+    return status;
+  }
+
+  absl::StatusOr<ScheduleResult> schedule() {
+    ScheduleResult result;
+    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::Status {
+      REMAT_ASSIGN_OR_RETURN(result, scheduleForMemory(graph_));
+      return absl::OkStatus();
+    }));
+    REMAT_RETURN_IF_ERROR(verifyEach());
+    return result;
+  }
+
+  absl::Status verifyEach() {
+    return options_.verifyEach ? verify(graph_) : absl::OkStatus();
+  }
+
+  void describePlan(const RecomputeResult &result) {
+    for (const Value *kept : result.kept)
+      report_.checkpoints.push_back(
+          {kept->name().str(), kept->type().str(), kept->type().byteSize()});
+    for (const RecomputeSegment &segment : result.segments)
+      report_.segments.push_back(
+          {segment.label, segment.level,
+           segment.trigger ? segment.trigger->result(0)->name().str() : "",
+           segment.numCopies, segment.flops, segment.bytes});
+  }
+
+  /// Forward ops are those that existed before autodiff; copies are counted
+  /// by the rewrite; the rest is the backward pass.
+  void countFlops(unsigned forwardOpIdBound, const RecomputeResult &result) {
+    int64_t total = 0;
+    for (const Op &op : graph_.ops()) {
+      int64_t flops = opFlops(op);
+      total += flops;
+      if (op.id() < forwardOpIdBound)
+        report_.flopsForward += flops;
+    }
+    report_.flopsRecompute = result.flopsRecompute;
+    report_.flopsBackward =
+        total - report_.flopsForward - report_.flopsRecompute;
+    int64_t training = report_.flopsForward + report_.flopsBackward;
+    report_.overhead =
+        training ? double(report_.flopsRecompute) / double(training) : 0.0;
+  }
+
+  Graph &graph_;
+  const TrainingOptions &options_;
+  TrainingReport &report_;
+};
+
+} // namespace
+
 absl::StatusOr<TrainingReport>
 buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
-  REMAT_RETURN_IF_ERROR(checkStrategyName(options.strategy));
-
   TrainingReport report;
   report.graph = graph.name().str();
-  report.strategy = options.strategy;
   report.budgetBytes = options.budgetBytes;
   report.opsBefore = countComputeOps(graph);
-  unsigned firstGradientOpId = graph.opIdBound();
-
-  PassManager pm;
-  pm.enableVerifier(options.verifyEach);
-  pm.addPass(createAutodiffPass(options.autodiff));
-  pm.addPass(createVerifyPass());
-  REMAT_ASSIGN_OR_RETURN(PipelineResult pipeline, pm.run(graph));
-  report.timings = reportPassTimes(pipeline);
-  for (const ReportPassTime &timing : report.timings)
-    report.passSeconds += timing.seconds;
-
-  report.opsAfter = countComputeOps(graph);
-  for (const Op &op : graph.ops()) {
-    int64_t flops = opFlops(op);
-    if (op.id() < firstGradientOpId)
-      report.flopsForward += flops;
-    else
-      report.flopsBackward += flops;
-  }
-  MemoryProfile memory = simulateMemory(graph);
-  report.peakBytesAfter = memory.peakBytes;
-  report.peakBreakdownAfter = memory.peakBreakdown;
-  report.peakBytesBefore = memory.peakBytes;
-  int64_t trainingFlops = report.flopsForward + report.flopsBackward;
-  report.overhead =
-      trainingFlops ? double(report.flopsRecompute) / trainingFlops : 0.0;
+  REMAT_RETURN_IF_ERROR(TrainingRun(graph, options, report).run());
   return report;
 }
 

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Builds, prints, parses, verifies, sorts, simulates the memory of and
-/// differentiates MLP chains from 1k to over 1M ops. Each benchmark reports `ops` (the graph
+/// Builds, prints, parses, verifies, sorts, simulates the memory of,
+/// differentiates, rematerializes and schedules MLP chains from 1k to over 1M
+/// ops. Each benchmark reports `ops` (the graph
 /// size) and an `ops/s` rate, so that time per op can be read off as size
 /// grows: a flat rate means linear cost.
 ///
@@ -17,6 +18,9 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Autodiff.h"
+#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Recompute.h"
+#include "remat/Pass/Schedule.h"
 #include "remat/Zoo/Zoo.h"
 
 #include <benchmark/benchmark.h>
@@ -120,6 +124,54 @@ void BM_Autodiff(benchmark::State &state) {
   state.counters["ops_added"] = double(added);
 }
 
+/// Checkpoint selection (sqrtn) and the recompute rewrite, autodiff included:
+/// the forward graph becomes the training graph.
+void BM_Recompute(benchmark::State &state) {
+  std::unique_ptr<Graph> forward = buildChain(state.range(0));
+  Strategy strategy = *Strategy::parse("sqrtn");
+  int64_t copies = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<Graph> graph = forward->clone();
+    state.ResumeTiming();
+    absl::StatusOr<CheckpointPlan> plan = selectCheckpoints(*graph, strategy);
+    absl::StatusOr<RecomputeResult> result =
+        plan.ok() ? recomputeGradients(*graph, *plan)
+                  : absl::StatusOr<RecomputeResult>(plan.status());
+    if (!result.ok())
+      state.SkipWithError("recompute failed");
+    else
+      copies = result->numCopies;
+    state.PauseTiming();
+    graph.reset();
+    state.ResumeTiming();
+  }
+  reportSize(state, *forward);
+  state.counters["copies"] = double(copies);
+}
+
+/// The schedule pass on the sqrtn training graph of the chain.
+void BM_Schedule(benchmark::State &state) {
+  std::unique_ptr<Graph> training = buildChain(state.range(0));
+  absl::StatusOr<CheckpointPlan> plan =
+      selectCheckpoints(*training, *Strategy::parse("sqrtn"));
+  if (!plan.ok() || !recomputeGradients(*training, *plan).ok()) {
+    state.SkipWithError("recompute failed");
+    return;
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    std::unique_ptr<Graph> graph = training->clone();
+    state.ResumeTiming();
+    if (!scheduleForMemory(*graph).ok())
+      state.SkipWithError("schedule failed");
+    state.PauseTiming();
+    graph.reset();
+    state.ResumeTiming();
+  }
+  reportSize(state, *training);
+}
+
 // 1k to a little over 1M ops, by factors of 4.
 #define REMAT_SCALE_BENCHMARK(fn)                                              \
   BENCHMARK(fn)                                                                \
@@ -138,6 +190,8 @@ REMAT_SCALE_BENCHMARK(BM_Verify);
 REMAT_SCALE_BENCHMARK(BM_TopoSort);
 REMAT_SCALE_BENCHMARK(BM_SimulateMemory);
 REMAT_SCALE_BENCHMARK(BM_Autodiff);
+REMAT_SCALE_BENCHMARK(BM_Recompute);
+REMAT_SCALE_BENCHMARK(BM_Schedule);
 
 } // namespace
 } // namespace remat

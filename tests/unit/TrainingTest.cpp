@@ -62,8 +62,10 @@ TEST(TrainingTest, NoneIsPlainAutodiff) {
   EXPECT_EQ(report->peakBytesBefore, report->peakBytesAfter);
   EXPECT_EQ(report->peakBytesAfter, simulateMemory(*graph).peakBytes);
   EXPECT_EQ(report->peakBreakdownAfter.total(), report->peakBytesAfter);
-  ASSERT_EQ(report->timings.size(), 2u);
+  ASSERT_EQ(report->timings.size(), 3u);
   EXPECT_EQ(report->timings[0].pass, "autodiff");
+  EXPECT_EQ(report->timings[1].pass, "schedule");
+  EXPECT_EQ(report->timings[2].pass, "verify");
 
   // The executor measures the planned peak.
   absl::StatusOr<RunResult> run = runGraph(*graph, {.seed = 4});
@@ -78,7 +80,7 @@ TEST(TrainingTest, UnknownStrategy) {
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()),
-              HasSubstr("unknown strategy 'sideways' (known: none"));
+              HasSubstr("unknown strategy 'sideways' (known: none, all, "));
   EXPECT_EQ(graph->outputs().size(), 1u);
 }
 

@@ -30,6 +30,24 @@ struct ReportPassTime {
   bool changed = false;
 };
 
+/// A kept tensor, for `--explain`.
+struct ReportTensor {
+  std::string name;
+  std::string type;
+  int64_t bytes = 0;
+};
+
+/// One segment of recomputation (remat/Pass/Recompute.h), for `--explain`.
+struct ReportSegment {
+  std::string label;
+  unsigned level = 1;
+  /// The gradient op it waits for, as `%name`; empty when none.
+  std::string trigger;
+  int64_t numCopies = 0;
+  int64_t flops = 0;
+  int64_t bytes = 0;
+};
+
 /// What `buildTrainingGraph` (remat/Pass/Training.h) did: the fields of the
 /// JSON report.
 struct TrainingReport {
@@ -48,8 +66,13 @@ struct TrainingReport {
   int64_t flopsRecompute = 0;
   /// flopsRecompute / (flopsForward + flopsBackward).
   double overhead = 0;
-  /// Names of the kept tensors (empty for `none`).
-  std::vector<std::string> checkpoints;
+  /// The kept tensors, in schedule order (empty for `none`); the JSON lists
+  /// their names.
+  std::vector<ReportTensor> checkpoints;
+  /// Segments in the order the backward pass recomputes them.
+  std::vector<ReportSegment> segments;
+  /// The schedule pass's effect on the final graph's peak.
+  int64_t peakBytesUnscheduled = 0;
   /// Wall time of the passes, and each pass's share.
   double passSeconds = 0;
   std::vector<ReportPassTime> timings;
@@ -58,6 +81,10 @@ struct TrainingReport {
 
 /// One JSON object, two-space indented, keys in a fixed order, then a newline.
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os);
+
+/// The plan for a person (`remat opt --explain`): the kept tensors, each
+/// segment with its cost, and the peaks.
+void printExplanation(const TrainingReport &report, llvm::raw_ostream &os);
 
 } // namespace remat
 

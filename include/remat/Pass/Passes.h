@@ -16,6 +16,8 @@
 #define REMAT_PASS_PASSES_H
 
 #include "remat/Pass/Autodiff.h"
+#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Recompute.h"
 #include "remat/Pass/Pass.h"
 
 #include <memory>
@@ -47,12 +49,23 @@ std::unique_ptr<Pass> createTopoSortPass();
 /// remat/Pass/Autodiff.h).
 std::unique_ptr<Pass> createAutodiffPass(AutodiffOptions options = {});
 
+/// `recompute`: differentiates, keeping what `strategy` selects and
+/// recomputing the rest (see remat/Pass/Recompute.h).
+std::unique_ptr<Pass> createRecomputePass(Strategy strategy,
+                                          RecomputeOptions options = {});
+
+/// `schedule`: reorders the schedule to lower the simulated peak (see
+/// remat/Pass/Schedule.h).
+std::unique_ptr<Pass> createSchedulePass();
+
 // Registration, one function per pass file.
 void registerVerifyPass(PassRegistry &registry);
 void registerDCEPass(PassRegistry &registry);
 void registerCSEPass(PassRegistry &registry);
 void registerTopoSortPass(PassRegistry &registry);
 void registerAutodiffPass(PassRegistry &registry);
+void registerRecomputePass(PassRegistry &registry);
+void registerSchedulePass(PassRegistry &registry);
 /// The `test-print-*` passes that print analyses for FileCheck tests.
 void registerTestPrintAnalysisPasses(PassRegistry &registry);
 

@@ -31,8 +31,11 @@ namespace remat {
 class Graph;
 
 struct TrainingOptions {
-  /// Which values to keep; `none` is plain autodiff (docs/strategies.md).
+  /// Which values to keep, as `Strategy::parse` reads it; `none` is plain
+  /// autodiff (docs/strategies.md).
   std::string strategy = "none";
+  /// Orders recomputation with data rather than control dependencies.
+  bool forceDataDependency = false;
   /// A memory budget for planners that take one; none by default.
   std::optional<int64_t> budgetBytes;
   AutodiffOptions autodiff;
@@ -43,14 +46,11 @@ struct TrainingOptions {
 /// The timings of a pipeline run, as reports list them.
 std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 
-/// The strategies `buildTrainingGraph` accepts, for help and errors.
-std::vector<std::string> knownStrategies();
-/// OK if `name` is a known strategy, else an error listing the known ones.
-absl::Status checkStrategyName(llvm::StringRef name);
-
 /// Turns the forward graph `graph` (verified; loss = output 0) into its
-/// training graph in place and reports the cost. Errors: an unknown strategy,
-/// autodiff errors, verifier failures.
+/// training graph in place and reports the cost: checkpoint selection,
+/// autodiff, the memory-aware schedule (whose peak is `peakBytesBefore`), the
+/// recompute rewrite, the schedule again and the verifier. Errors: an unknown
+/// strategy or bad strategy arguments, autodiff errors, verifier failures.
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
 

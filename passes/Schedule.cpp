@@ -1,0 +1,114 @@
+//===- Schedule.cpp - The memory-aware schedule pass ----------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `scheduleForMemory` copies the graph into dense arrays and builds
+/// candidate orders from them (src/Pass/Schedule/): sinking then hoisting
+/// the input order, hoisting it alone, and a greedy list schedule, itself
+/// sunk then hoisted. It simulates the peak of each and writes back the
+/// best only if it is strictly better than the input's (docs/schedule.md).
+///
+//===----------------------------------------------------------------------===//
+
+#include "remat/Pass/Schedule.h"
+
+#include "Pass/Schedule/MemoryOrder.h"
+
+#include "remat/IR/Diagnostics.h"
+#include "remat/IR/Graph.h"
+#include "remat/Pass/Pass.h"
+#include "remat/Pass/PassRegistry.h"
+#include "remat/Support/Status.h"
+
+#include <optional>
+
+namespace remat {
+
+absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
+  using namespace schedule;
+  ScheduleGraph compact(graph);
+  if (const Op *op = compact.firstUnorderedOp())
+    return opError(*op, "reads a value or depends on an op that is not "
+                        "scheduled before it; the schedule pass needs a "
+                        "topological schedule (run toposort first)");
+  Order input(compact.numOps());
+  ScheduleResult result;
+  result.peakBytesBefore = simulatePeak(compact, input);
+  result.peakBytesAfter = result.peakBytesBefore;
+  std::optional<Order> best;
+  // Ties keep the order considered first, the input before all.
+  auto consider = [&](Order &&order) {
+    int64_t peak = simulatePeak(compact, order);
+    if (peak < result.peakBytesAfter) {
+      result.peakBytesAfter = peak;
+      best = std::move(order);
+    }
+  };
+  auto sinkThenHoist = [&](const Order &start) {
+    Order sunk = sinkOrder(compact, start);
+    Order hoisted = hoistOrder(compact, sunk);
+    consider(std::move(sunk));
+    consider(std::move(hoisted));
+  };
+  sinkThenHoist(input);
+  consider(hoistOrder(compact, input));
+  Order listed = listScheduleOrder(compact, input);
+  sinkThenHoist(listed);
+  consider(std::move(listed));
+  if (!best)
+    return result;
+  std::vector<Op *> ops;
+  ops.reserve(best->size());
+  for (Index op : best->ops())
+    ops.push_back(compact.ops()[op]);
+  graph.setSchedule(ops);
+  result.opsMoved = countMovedOps(*best);
+  return result;
+}
+
+namespace {
+
+/// Reorders the schedule to lower its simulated peak memory: ops that create
+/// storage sink to just before their first reader, last readers of big
+/// operands with smaller results hoist to just after their operands'
+/// producers, and a greedy list schedule competes (docs/schedule.md).
+///
+/// Requires: a verified graph (a schedule that is not topological is an
+/// error naming the first op out of order). Guarantees: the same ops in a
+/// topological order whose simulated peak is strictly lower, or the input
+/// order untouched. Nothing else changes. Passes that add ops or reorder
+/// them (`toposort`) after it may undo its effect: run it last.
+class SchedulePass : public Pass {
+public:
+  static constexpr llvm::StringLiteral kArgument = "schedule";
+  static constexpr llvm::StringLiteral kSummary =
+      "Reorders the schedule to lower its simulated peak memory";
+
+  llvm::StringRef argument() const override { return kArgument; }
+  llvm::StringRef summary() const override { return kSummary; }
+
+  absl::StatusOr<bool> run(Graph &graph) override {
+    REMAT_ASSIGN_OR_RETURN(ScheduleResult result, scheduleForMemory(graph));
+    return result.peakBytesAfter < result.peakBytesBefore;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Pass> createSchedulePass() {
+  return std::make_unique<SchedulePass>();
+}
+
+void registerSchedulePass(PassRegistry &registry) {
+  registry.add({.argument = SchedulePass::kArgument.str(),
+                .summary = SchedulePass::kSummary.str(),
+                .factory = [](const PassOptions &)
+                    -> absl::StatusOr<std::unique_ptr<Pass>> {
+                  return createSchedulePass();
+                }});
+}
+
+} // namespace remat

@@ -1,0 +1,80 @@
+//===- Explain.cpp - The plan of remat opt, for a person --------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/IO/Report.h"
+
+#include "remat/Support/Units.h"
+
+#include <fmt/format.h>
+
+#include <iterator>
+
+namespace remat {
+
+/// FLOPs with three significant digits in the largest decimal unit that
+/// keeps the figure at least 1 (`1.25 GFLOP`, `840 kFLOP`).
+static std::string formatFlops(int64_t flops) {
+  static const char *const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP",
+                                      "TFLOP", "PFLOP"};
+  double value = double(flops);
+  size_t unit = 0;
+  while (value >= 1000 && unit + 1 < std::size(units)) {
+    value /= 1000;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} FLOP", flops)
+                   : fmt::format("{:.3g} {}", value, units[unit]);
+}
+
+/// "1 tensor", "2 tensors".
+static std::string count(size_t n, llvm::StringRef noun) {
+  return fmt::format("{} {}{}", n, noun.str(), n == 1 ? "" : "s");
+}
+
+/// `after` as a share of `before`, or "-" when there is no baseline.
+static std::string share(int64_t after, int64_t before) {
+  return before > 0 ? fmt::format("{:.1f}%", 100.0 * double(after) / before)
+                    : std::string("-");
+}
+
+void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
+  int64_t keptBytes = 0;
+  for (const ReportTensor &tensor : report.checkpoints)
+    keptBytes += tensor.bytes;
+  os << fmt::format("graph @{}, strategy {}\n", report.graph, report.strategy);
+  os << fmt::format("peak {} -> {} ({} of plain autodiff)\n",
+                    formatBytes(report.peakBytesBefore),
+                    formatBytes(report.peakBytesAfter),
+                    share(report.peakBytesAfter, report.peakBytesBefore));
+  os << fmt::format("flops forward {}, backward {}, recomputed {} "
+                    "(overhead {:.3f})\n",
+                    formatFlops(report.flopsForward), formatFlops(report.flopsBackward),
+                    formatFlops(report.flopsRecompute), report.overhead);
+
+  os << fmt::format("\nkept: {}, {}\n", count(report.checkpoints.size(), "tensor"),
+                    formatBytes(keptBytes));
+  for (const ReportTensor &tensor : report.checkpoints)
+    os << fmt::format("  %{}  {}  {}\n", tensor.name, tensor.type,
+                      formatBytes(tensor.bytes));
+
+  int64_t copies = 0;
+  for (const ReportSegment &segment : report.segments)
+    copies += segment.numCopies;
+  os << fmt::format("\nrecomputed: {}, {}, in backward order\n",
+                    count(report.segments.size(), "segment"),
+                    count(size_t(copies), "op"));
+  for (size_t i = 0; i < report.segments.size(); ++i) {
+    const ReportSegment &segment = report.segments[i];
+    os << fmt::format("  {:>4}. {}: {}, {}, {}", i + 1, segment.label,
+                      count(size_t(segment.numCopies), "op"),
+                      formatFlops(segment.flops), formatBytes(segment.bytes));
+    if (!segment.trigger.empty())
+      os << fmt::format(", after %{}", segment.trigger);
+    os << "\n";
+  }
+}
+
+} // namespace remat

@@ -1,0 +1,53 @@
+//===- SqrtN.cpp - Memory-balanced sqrt(N) segments -----------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `--strategy=sqrtn`: Chen et al. 2016 on the linearised graph. The schedule
+/// is cut into about k = ceil(sqrt(N)) segments holding equal bytes of
+/// candidates; the candidate that closes a segment is kept.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Strategies.h"
+
+#include "remat/IR/Graph.h"
+
+#include <cmath>
+
+namespace remat::strategies {
+
+/// Bytes a candidate adds to its segment: a view aliases its operand, so it
+/// adds none.
+static int64_t segmentBytes(const Value &value) {
+  return value.producer()->hasFlag(OpFlagView) ? 0 : value.type().byteSize();
+}
+
+CheckpointPlan selectSqrtN(const Candidates &candidates) {
+  CheckpointPlan plan;
+  if (candidates.values.empty())
+    return plan;
+  // Sums in 128 bits: bytes * k may exceed int64 on huge graphs.
+  using Wide = __int128;
+  Wide total = 0;
+  for (const Value *value : candidates.values)
+    total += segmentBytes(*value);
+  if (total == 0)
+    return plan;
+  Wide segments = Wide(std::ceil(std::sqrt(double(candidates.values.size()))));
+
+  // Keep when running / total >= 1 / segments, in integers.
+  Wide running = 0;
+  for (Value *value : candidates.values) {
+    running += segmentBytes(*value);
+    if (running * segments >= total) {
+      plan.kept.push_back(value);
+      running = 0;
+    }
+  }
+  return plan;
+}
+
+} // namespace remat::strategies
