@@ -56,6 +56,7 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
     ops_.insert(insertBefore->getIterator(), op);
   else
     ops_.push_back(op);
+  ++numOps_;
   if (!def.hasFlag(OpFlagLeaf))
     return op;
   if (def.name == "input")
@@ -80,6 +81,7 @@ void Graph::erase(Op *op) {
     params_.erase(llvm::find(params_, op->result()));
   op->dropAllReferences();
   ops_.erase(op->getIterator());
+  --numOps_;
 }
 
 void Graph::moveBefore(Op *op, Op *before) {

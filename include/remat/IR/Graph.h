@@ -55,7 +55,8 @@ public:
   // The schedule.
   OpList &ops() { return ops_; }
   const OpList &ops() const { return ops_; }
-  size_t numOps() const { return ops_.size(); }
+  /// O(1): the op list itself does not know its length.
+  size_t numOps() const { return numOps_; }
 
   /// Creates an op of kind `def` before `insertBefore` (at the end when null).
   /// Result types are taken as given; the Builder infers them. Result names are
@@ -122,6 +123,7 @@ private:
   llvm::StringMap<size_t> collectionIndex_;
   llvm::StringMap<Value *> valuesByName_;
   llvm::StringMap<unsigned> nextSuffix_;
+  size_t numOps_ = 0;
   unsigned nextOpId_ = 0;
   unsigned nextValueId_ = 0;
 };
