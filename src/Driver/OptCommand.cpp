@@ -20,11 +20,14 @@
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/PassManager.h"
 #include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Training.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <fmt/format.h>
 
@@ -35,7 +38,8 @@ const CommandSpec &optSpec() {
   static const CommandSpec spec{
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
-                  "[--force-data-dependency] [-p PIPELINE] [--verify-each] "
+                  "[--force-data-dependency] [--aggregate-count=N] "
+                  "[--aggregate-bytes=SIZE] [-p PIPELINE] [--verify-each] "
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
@@ -54,6 +58,14 @@ const CommandSpec &optSpec() {
           {.name = "explain",
            .help = "Prints the kept tensors, the segments and their cost "
                    "instead of the graph (which -o still writes)."},
+          {.name = "aggregate-count",
+           .valueName = "N",
+           .help = "Autodiff sums a value's partial gradients early once "
+                   "there are N of them (default 4)..."},
+          {.name = "aggregate-bytes",
+           .valueName = "SIZE",
+           .help = "...and they exceed SIZE bytes together (default "
+                   "128MiB; 0 sums every N at once)."},
           {.name = "force-data-dependency",
            .help = "Orders recomputation after its gradient with a data "
                    "dependency, for backends that drop control "
@@ -168,9 +180,12 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (report && *report == "-" && (!output || *output == "-"))
     return invalidArgument("--report=- writes the report to stdout: give the "
                            "graph a file with -o");
-  if (plan.pipeline && (explain || args.has("force-data-dependency")))
-    return invalidArgument("--explain and --force-data-dependency need a "
-                           "strategy run, not -p");
+  for (llvm::StringRef option : {"explain", "force-data-dependency",
+                                 "aggregate-count", "aggregate-bytes"})
+    if (plan.pipeline && args.has(option))
+      return invalidArgument("--{} needs a strategy run, not -p (pass "
+                             "options go in the pipeline)",
+                             option.str());
   if (explain && args.has("split-input-file"))
     return invalidArgument("--explain takes one graph, not --split-input-file");
   if (plan.pipeline) {
@@ -182,6 +197,17 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   plan.training.strategy = strategy.value_or("none");
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");
+  AutodiffOptions &autodiff = plan.training.autodiff;
+  if (std::optional<std::string> count = args.get("aggregate-count")) {
+    if (!llvm::to_integer(*count, autodiff.aggregateCount) ||
+        autodiff.aggregateCount < 2)
+      return invalidArgument("--aggregate-count must be an integer of at "
+                             "least 2, not '{}'",
+                             *count);
+  }
+  if (std::optional<std::string> bytes = args.get("aggregate-bytes")) {
+    REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
+  }
   REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
   return plan;
 }

@@ -260,6 +260,14 @@ void printText(const RunReport &report, llvm::raw_ostream &os) {
         os << fmt::format("  %{}  max abs diff {:.3g}  max rel diff {:.3g}\n",
                           diff.name, diff.maxAbsDiff, diff.maxRelDiff);
     }
+    double maxAbs = 0, maxRel = 0;
+    for (const OutputDiff &diff : report.diffs) {
+      maxAbs = std::max(maxAbs, diff.maxAbsDiff);
+      maxRel = std::max(maxRel, diff.maxRelDiff);
+    }
+    os << fmt::format("  all {} shared outputs  max abs diff {:.3g}  max rel "
+                      "diff {:.3g}\n",
+                      report.diffs.size(), maxAbs, maxRel);
   }
 }
 
