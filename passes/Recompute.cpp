@@ -623,6 +623,18 @@ private:
   std::vector<int> segmentIndex_;
 };
 
+/// An error unless every kept value is a forward value of `graph`.
+absl::Status checkPlan(const Graph &graph, unsigned forwardOpIdBound,
+                       const CheckpointPlan &plan) {
+  for (const Value *kept : plan.kept)
+    if (kept->producer()->graph() != &graph ||
+        kept->producer()->id() >= forwardOpIdBound)
+      return invalidArgument("checkpoint %{} is not a forward value of "
+                             "graph @{}",
+                             kept->name().str(), graph.name().str());
+  return absl::OkStatus();
+}
+
 /// `recompute{strategy=S}`: a forward graph becomes its training graph with
 /// the strategy's values kept and the rest recomputed.
 class RecomputePass : public Pass {
@@ -696,6 +708,7 @@ absl::StatusOr<RecomputeResult> rematerialize(Graph &training,
                                               unsigned forwardOpIdBound,
                                               const CheckpointPlan &plan,
                                               const RecomputeOptions &options) {
+  REMAT_RETURN_IF_ERROR(checkPlan(training, forwardOpIdBound, plan));
   return Rematerializer(training, forwardOpIdBound, plan, options).run();
 }
 
@@ -703,6 +716,7 @@ absl::StatusOr<RecomputeResult>
 recomputeGradients(Graph &graph, const CheckpointPlan &plan,
                    const RecomputeOptions &options) {
   unsigned forwardOpIdBound = graph.opIdBound();
+  REMAT_RETURN_IF_ERROR(checkPlan(graph, forwardOpIdBound, plan));
   REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
                          differentiate(graph, options.autodiff));
   REMAT_ASSIGN_OR_RETURN(

@@ -96,6 +96,20 @@ TEST(RecomputeTest, FourOpChainWithOneCheckpoint) {
   EXPECT_FALSE(cCopy->producer()->controlDeps().empty());
 }
 
+TEST(RecomputeTest, CheckpointsMustBeForwardValues) {
+  std::unique_ptr<Graph> graph = parse(kChain);
+  std::unique_ptr<Graph> other = parse(kChain);
+  ASSERT_TRUE(graph && other);
+  CheckpointPlan plan;
+  plan.kept = values(*other, {"b"});
+  absl::StatusOr<RecomputeResult> result = recomputeGradients(*graph, plan);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(std::string(result.status().message()),
+            "checkpoint %b is not a forward value of graph @chain");
+  // Checked before autodiff: the graph is unchanged.
+  EXPECT_EQ(graph->outputs().size(), 1u);
+}
+
 /// Runs `graph` and its copy under plain autodiff and under `strategy`, and
 /// expects identical gradients and the executor to measure the planned peak.
 void expectSameGradients(const Graph &forward, const std::string &strategy,

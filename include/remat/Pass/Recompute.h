@@ -77,7 +77,8 @@ struct RecomputeResult {
 /// forward pass and the rest its gradient ops (as `differentiate` appends
 /// them), so that gradient ops read only the values `plan` keeps (and leaves,
 /// constants, outputs and views of them); the rest are recomputed by copies
-/// placed just before their first reader. `plan.kept` must be forward values.
+/// placed just before their first reader. Errors: a kept value that is not
+/// a forward value of `training`.
 absl::StatusOr<RecomputeResult>
 rematerialize(Graph &training, unsigned forwardOpIdBound,
               const CheckpointPlan &plan, const RecomputeOptions &options = {});
