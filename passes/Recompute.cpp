@@ -112,7 +112,11 @@ public:
   Rematerializer(Graph &graph, unsigned forwardOpIdBound,
                  const CheckpointPlan &plan, const RecomputeOptions &options)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), plan_(plan),
-        options_(options), regions_(plan.regions) {}
+        options_(options), regions_(plan.regions),
+        planned_(graph.valueIdBound()), reported_(graph.valueIdBound()) {
+    for (const Value *kept : plan.kept)
+      planned_.set(kept->id());
+  }
 
   absl::StatusOr<RecomputeResult> run() {
     positions_.assign(graph_.opIdBound(), -1);
@@ -161,14 +165,21 @@ private:
         continue;
       level.source.set(op.id());
       // An op's results are kept together: recomputing one would recompute
-      // them all.
+      // them all. Views of leaves and constants share their storage.
       bool keep = op.numOperands() == 0 ||
                   llvm::any_of(op.results(), [&](Value *result) {
-                    return keptOwner.test(storageOwner(result)->id());
+                    const Value *owner = storageOwner(result);
+                    return keptOwner.test(owner->id()) ||
+                           owner->producer()->numOperands() == 0;
                   });
-      if (keep)
-        for (Value *result : op.results())
+      bool planned = llvm::any_of(
+          op.results(), [&](Value *result) { return isPlanned(*result); });
+      for (Value *result : op.results()) {
+        if (keep)
           level.kept.set(result->id());
+        if (planned)
+          reported_.set(result->id());
+      }
       int region = regions_.enclosing(op, 0);
       if (region >= 0) {
         int &seg = regionSegment[region];
@@ -208,7 +219,6 @@ private:
   /// segment, and the copies would grow quadratically. A region's values are
   /// exempt: they are recomputed from the region's inputs, which are kept.
   void keepSegmentCrossings(Level &level) {
-    crossing_.resize(graph_.valueIdBound());
     for (Op &op : graph_.ops()) {
       if (!isSource(level, op))
         continue;
@@ -219,11 +229,14 @@ private:
         int from = level.segment[producer->id()];
         if (from == level.segment[op.id()] || level.isRegion[from])
           continue;
-        // Its results stay together, and so does the storage it views.
+        // Its results stay together, and so does the storage it views (up
+        // to a value already kept, so that a chain of views costs its length).
         for (Value *value = operand;;) {
+          if (value != operand && level.kept.test(value->id()))
+            break;
           for (Value *result : value->producer()->results()) {
             level.kept.set(result->id());
-            crossing_.set(result->id());
+            reported_.set(result->id());
           }
           if (!isAlias(*value->producer(), value->resultIndex()))
             break;
@@ -237,14 +250,7 @@ private:
     return op.id() < level.source.size() && level.source.test(op.id());
   }
 
-  bool isPlanned(const Value &value) {
-    if (planned_.empty()) {
-      planned_.resize(graph_.valueIdBound());
-      for (const Value *kept : plan_.kept)
-        planned_.set(kept->id());
-    }
-    return planned_.test(value.id());
-  }
+  bool isPlanned(const Value &value) const { return planned_.test(value.id()); }
 
   /// The copies of the enclosing level whose originals lie in regions of
   /// `depth`: each such region is recomputed again from its inputs.
@@ -398,18 +404,19 @@ private:
   /// stop_gradient of it, so that no gradient could flow back through the
   /// copy into the kept value.
   Value *boundary(Value *kept, Op *reader) {
+    growTables();
+    // A nested level reads what an enclosing copy read before its forced
+    // dependency: it has a dependency of its own.
+    while (forced_.test(kept->id()))
+      kept = kept->producer()->operand(0);
     if (kept->producer()->numOperands() == 0 ||
         kept->producer()->kind() == "stop_gradient")
       return kept;
-    growTables();
     if (Value *existing = stopGradient_[kept->id()])
       return existing;
-    static const OpDef *def = OpRegistry::global().lookup("stop_gradient");
-    std::string name = graph_.uniqueName((llvm::Twine(kept->name()) + ".sg").str());
-    Op *op = graph_.createOp(*def, {kept}, {}, {kept->type()}, {name}, reader);
+    Op *op = createHelper("stop_gradient", {kept}, {}, kept->type(),
+                          (llvm::Twine(kept->name()) + ".sg").str(), reader);
     op->setDevice(kept->producer()->device().str());
-    growTables();
-    created_.push_back(op);
     stopGradient_[kept->id()] = op->result();
     return op->result();
   }
@@ -466,9 +473,10 @@ private:
     forceDataDependency(copy, trigger);
   }
 
-  /// Makes one float operand of `copy` read `operand + 0 * g[0]`, g the
-  /// trigger's first float result; falls back to a control dependency when
-  /// there is no such pair of values.
+  /// Makes the smallest float operand of `copy` read `operand - 0 * g0^2`,
+  /// g0 the first element of the trigger's first float result: exactly
+  /// `operand`, bit for bit, while g0 is finite. Falls back to a control
+  /// dependency when there is no such pair of values.
   void forceDataDependency(Op *copy, Op *trigger) {
     Value *gradient = nullptr;
     for (Value *result : trigger->results())
@@ -477,60 +485,75 @@ private:
         break;
       }
     int slot = -1;
-    for (unsigned i = 0; gradient && i < copy->numOperands(); ++i)
-      if (copy->operand(i)->type().dtype() == gradient->type().dtype()) {
+    for (unsigned i = 0; gradient && i < copy->numOperands(); ++i) {
+      const Type &type = copy->operand(i)->type();
+      if (type.dtype() == gradient->type().dtype() &&
+          (slot < 0 ||
+           type.byteSize() < copy->operand(slot)->type().byteSize()))
         slot = int(i);
-        break;
-      }
+    }
     if (slot < 0) {
       copy->addControlDep(trigger);
       return;
     }
-    Value *zero = zeroOf(gradient, copy);
-    static const OpDef *add = OpRegistry::global().lookup("add");
+    Value *zero = zeroOf(gradient);
     Value *operand = copy->operand(slot);
-    std::string name = graph_.uniqueName((llvm::Twine(operand->name()) + ".after").str());
-    Op *dependent = graph_.createOp(*add, {operand, zero}, {},
-                                    {operand->type()}, {name}, copy);
+    Op *dependent = createHelper(
+        "sub", {operand, zero}, {}, operand->type(),
+        (llvm::Twine(operand->name()) + ".after").str(), copy);
+    forced_.set(dependent->result()->id());
     copy->setOperand(slot, dependent->result());
-    growTables();
-    created_.push_back(dependent);
   }
 
-  /// A scalar zero computed from `gradient`'s first element, shared per
-  /// gradient: 0 * reshape(slice(g, 0, 1), []).
-  Value *zeroOf(Value *gradient, Op *before) {
+  /// A scalar +0 computed from `gradient`, once per gradient and placed right
+  /// after its producer, so that every later copy can read it:
+  /// 0 * (g0 * g0) with g0 = reshape(slice(g, 0, 1), []).
+  Value *zeroOf(Value *gradient) {
     growTables();
     if (Value *existing = zeroOf_[gradient->id()])
       return existing;
+    Op *before = &*std::next(gradient->producer()->getIterator());
     const Type &type = gradient->type();
     Type scalar(type.dtype(), {});
     std::string base = (llvm::Twine(gradient->name()) + ".first").str();
-    auto create = [&](llvm::StringRef kind, llvm::ArrayRef<Value *> operands,
-                      AttrList attrs, Type resultType, llvm::StringRef name) {
-      Op *op = graph_.createOp(*OpRegistry::global().lookup(kind), operands,
-                               std::move(attrs), {resultType},
-                               {graph_.uniqueName(name)}, before);
-      created_.push_back(op);
-      return op->result();
-    };
     Value *element = gradient;
     if (type.rank() > 0) {
       std::vector<int64_t> starts(type.rank(), 0), ends(type.rank(), 1);
-      Value *slice = create(
-          "slice", {gradient}, {{"starts", starts}, {"ends", ends}},
-          Type(type.dtype(), std::vector<int64_t>(type.rank(), 1)), base);
-      element = create("reshape", {slice}, {{"shape", std::vector<int64_t>()}},
-                       scalar, base + ".scalar");
+      Value *slice =
+          createHelper("slice", {gradient}, {{"starts", starts}, {"ends", ends}},
+                       Type(type.dtype(), std::vector<int64_t>(type.rank(), 1)),
+                       base, before)
+              ->result();
+      element = createHelper("reshape", {slice},
+                             {{"shape", std::vector<int64_t>()}}, scalar,
+                             base + ".scalar", before)
+                    ->result();
     }
-    Value *zero = create(
-        "constant", {},
-        {{"value", 0.0}, {"dtype", dtypeName(type.dtype()).str()}}, scalar,
-        "zero");
-    Value *product = create("mul", {element, zero}, {}, scalar, base + ".zero");
-    growTables();
+    Value *square = createHelper("mul", {element, element}, {}, scalar,
+                                 base + ".square", before)
+                        ->result();
+    Value *zero = createHelper(
+                      "constant", {},
+                      {{"value", 0.0}, {"dtype", dtypeName(type.dtype()).str()}},
+                      scalar, "zero", before)
+                      ->result();
+    Value *product = createHelper("mul", {square, zero}, {}, scalar,
+                                  base + ".zero", before)
+                         ->result();
     zeroOf_[gradient->id()] = product;
     return product;
+  }
+
+  /// Creates an op of the rewrite's own (not a copy) before `before`.
+  Op *createHelper(llvm::StringRef kind, llvm::ArrayRef<Value *> operands,
+                   AttrList attrs, Type resultType, const std::string &name,
+                   Op *before) {
+    Op *op = graph_.createOp(*OpRegistry::global().lookup(kind), operands,
+                             std::move(attrs), {std::move(resultType)},
+                             {graph_.uniqueName(name)}, before);
+    growTables();
+    created_.push_back(op);
+    return op;
   }
 
   /// Keeps the id-indexed tables as large as the graph's id space.
@@ -544,6 +567,7 @@ private:
     if (stopGradient_.size() < graph_.valueIdBound()) {
       stopGradient_.resize(graph_.valueIdBound(), nullptr);
       zeroOf_.resize(graph_.valueIdBound(), nullptr);
+      forced_.resize(graph_.valueIdBound());
     }
   }
 
@@ -564,11 +588,12 @@ private:
         op->removeControlDep(dep);
       if (copyInfo_[op->id()] >= 0)
         count(segmentsInfo_[copyInfo_[op->id()]], *op, -1);
-      copyLevel_[op->id()] = 0;
       erased.insert(op);
       graph_.erase(op);
     }
-    llvm::erase_if(copies_, [&](Op *copy) { return erased.contains(copy); });
+    auto isErased = [&](Op *op) { return erased.contains(op); };
+    llvm::erase_if(copies_, isErased);
+    llvm::erase_if(created_, isErased);
   }
 
   absl::StatusOr<RecomputeResult> finish() {
@@ -577,15 +602,16 @@ private:
       if (op.id() >= forwardOpIdBound_ || op.numOperands() == 0)
         continue;
       for (Value *value : op.results())
-        if (isPlanned(*value) || crossing_.test(value->id()))
+        if (reported_.test(value->id()))
           result.kept.push_back(value);
     }
     for (RecomputeSegment &segment : segmentsInfo_)
       if (segment.numCopies > 0)
         result.segments.push_back(segment);
     result.numCopies = int64_t(copies_.size());
-    for (Op *copy : copies_)
-      result.flopsRecompute += opFlops(*copy);
+    // Forced dependencies count as recomputation: they exist only for it.
+    for (Op *op : created_)
+      result.flopsRecompute += opFlops(*op);
     return result;
   }
 
@@ -613,9 +639,12 @@ private:
   /// By value id: the stop_gradient of a kept value, the zero of a gradient.
   std::vector<Value *> stopGradient_;
   std::vector<Value *> zeroOf_;
+  /// By value id: results of forced dependencies (`k - 0 * g0^2`).
+  llvm::BitVector forced_;
   llvm::BitVector planned_;
-  /// By value id: values kept because a later segment reads them.
-  llvm::BitVector crossing_;
+  /// By value id: the kept values the result lists: the plan's, their
+  /// sibling results, and those kept because a later segment reads them.
+  llvm::BitVector reported_;
   /// By op id, for the ops that existed before the rewrite.
   std::vector<int64_t> positions_;
   std::vector<RecomputeSegment> segmentsInfo_;

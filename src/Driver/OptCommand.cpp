@@ -43,14 +43,15 @@ const CommandSpec &optSpec() {
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
-          "into its training\ngraph: autodiff, the strategy's "
-          "rematerialization, scheduling and verification;\nthe gradient of "
-          "param `p` is the output `p.grad`. Strategies: none (plain\n"
+          "into its training\ngraph: checkpoint selection, autodiff, the "
+          "recompute rewrite, scheduling and\nverification; the gradient of "
+          "param `p` is the output `p.grad`. Strategies:\nnone (plain "
           "autodiff, the default), all, collection, speed, memory, sqrtn,\n"
-          "names=a,b, regions, regions=p,q (docs/strategies.md). With -p, runs the pass pipeline PIPELINE "
-          "instead: a\ncomma-separated list of passes, each with optional "
-          "options: `dce,cse,toposort`\nor `dce{keep-unused-leaves=false}`. "
-          "The result is verified before it is printed.",
+          "names=a,b, regions, regions=p,q (docs/strategies.md). With -p, "
+          "runs the pass\npipeline PIPELINE instead: a comma-separated list "
+          "of passes, each with optional\noptions: `dce,cse,toposort` or "
+          "`dce{keep-unused-leaves=false}`. The result is\nverified before "
+          "it is printed.",
       .options = {
           {.name = "strategy",
            .valueName = "S",

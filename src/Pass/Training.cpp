@@ -47,14 +47,16 @@ public:
     CheckpointPlan plan;
     bool recompute = strategy.kind != StrategyKind::None;
     if (recompute)
-      REMAT_RETURN_IF_ERROR(timed("checkpoints", [&]() -> absl::Status {
+      REMAT_RETURN_IF_ERROR(timed("checkpoints", [&]() -> absl::StatusOr<bool> {
         REMAT_ASSIGN_OR_RETURN(plan, selectCheckpoints(graph_, strategy));
-        return absl::OkStatus();
+        return false;
       }));
 
     unsigned forwardOpIdBound = graph_.opIdBound();
-    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::Status {
-      return differentiate(graph_, options_.autodiff).status();
+    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
+      REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
+                             differentiate(graph_, options_.autodiff));
+      return gradients.numOpsAdded > 0;
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
     REMAT_ASSIGN_OR_RETURN(ScheduleResult baseline, schedule());
@@ -62,12 +64,12 @@ public:
 
     RecomputeResult result;
     if (recompute) {
-      REMAT_RETURN_IF_ERROR(timed("recompute", [&]() -> absl::Status {
+      REMAT_RETURN_IF_ERROR(timed("recompute", [&]() -> absl::StatusOr<bool> {
         RecomputeOptions recomputeOptions;
         recomputeOptions.forceDataDependency = options_.forceDataDependency;
         REMAT_ASSIGN_OR_RETURN(result, rematerialize(graph_, forwardOpIdBound,
                                                      plan, recomputeOptions));
-        return absl::OkStatus();
+        return result.numCopies > 0;
       }));
       REMAT_RETURN_IF_ERROR(verifyEach());
       REMAT_ASSIGN_OR_RETURN(ScheduleResult scheduled, schedule());
@@ -75,8 +77,10 @@ public:
     } else {
       report_.peakBytesUnscheduled = baseline.peakBytesBefore;
     }
-    REMAT_RETURN_IF_ERROR(
-        timed("verify", [&] { return verify(graph_); }));
+    REMAT_RETURN_IF_ERROR(timed("verify", [&]() -> absl::StatusOr<bool> {
+      REMAT_RETURN_IF_ERROR(verify(graph_));
+      return false;
+    }));
 
     describePlan(result);
     countFlops(forwardOpIdBound, result);
@@ -88,24 +92,25 @@ public:
   }
 
 private:
+  /// Runs `fn`, which says whether it changed the graph, as the report's
+  /// step `pass`.
   template <typename Fn> absl::Status timed(llvm::StringRef pass, Fn &&fn) {
     auto start = std::chrono::steady_clock::now();
-    unsigned opsBefore = graph_.numOps();
-    absl::Status status = fn();
+    absl::StatusOr<bool> changed = fn();
     double seconds = std::chrono::duration<double>(
                          std::chrono::steady_clock::now() - start)
                          .count();
     report_.timings.push_back(
-        {pass.str(), seconds, graph_.numOps() != opsBefore});
+        {pass.str(), seconds, changed.ok() && *changed});
     report_.passSeconds += seconds;
-    return status;
+    return changed.status();
   }
 
   absl::StatusOr<ScheduleResult> schedule() {
     ScheduleResult result;
-    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::Status {
+    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::StatusOr<bool> {
       REMAT_ASSIGN_OR_RETURN(result, scheduleForMemory(graph_));
-      return absl::OkStatus();
+      return result.opsMoved > 0;
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
     return result;

@@ -25,7 +25,6 @@
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/BitVector.h"
-#include "llvm/ADT/DenseSet.h"
 
 #include <fmt/format.h>
 
@@ -46,7 +45,7 @@ class Storage {
 public:
   Storage(TrackingAllocator &allocator, size_t numValues)
       : allocator_(allocator), data_(numValues, nullptr),
-        bytes_(numValues, 0) {}
+        bytes_(numValues, 0), borrowed_(numValues) {}
   Storage(const Storage &) = delete;
   Storage &operator=(const Storage &) = delete;
   ~Storage() {
@@ -68,14 +67,15 @@ public:
     allocator_.charge(bytes);
     data_[id] = data;
     bytes_[id] = bytes;
-    borrowed_.insert(id);
+    borrowed_.set(id);
     return data;
   }
 
   void release(unsigned id) {
-    if (borrowed_.erase(id))
+    if (borrowed_.test(id)) {
+      borrowed_.reset(id);
       allocator_.refund(bytes_[id]);
-    else
+    } else
       allocator_.deallocate(data_[id], bytes_[id]);
     data_[id] = nullptr;
     bytes_[id] = 0;
@@ -85,7 +85,7 @@ private:
   TrackingAllocator &allocator_;
   std::vector<void *> data_;
   std::vector<int64_t> bytes_;
-  llvm::DenseSet<unsigned> borrowed_;
+  llvm::BitVector borrowed_;
 };
 
 /// One run of one graph.

@@ -21,6 +21,8 @@
 #include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 
+#include "absl/strings/match.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -136,9 +138,10 @@ void expectSameGradients(const Graph &forward, const std::string &strategy,
   }
   EXPECT_EQ(b->peakBytes, report->peakBytesAfter);
   EXPECT_EQ(report->peakBytesAfter, simulateMemory(*rewritten).peakBytes);
-  if (forceDataDependency)
+  if (forceDataDependency) {
     for (const Op &op : rewritten->ops())
       EXPECT_TRUE(op.controlDeps().empty()) << op.describe();
+  }
 }
 
 TEST(RecomputeTest, ChainGradientsEqualPlainAutodiff) {
@@ -162,14 +165,14 @@ TEST_P(RecomputeZooTest, EveryStrategyKeepsGradientsBitwise) {
   ASSERT_TRUE(graph.ok()) << graph.status();
   for (const char *strategy :
        {"all", "collection", "speed", "memory", "sqrtn", "regions"}) {
-    // `memory` may find no bottleneck on a model: that is an error, not a
-    // wrong answer, and is tested with the strategies.
-    TrainingOptions probe;
-    probe.strategy = strategy;
-    std::unique_ptr<Graph> copy = (*graph)->clone();
-    if (!buildTrainingGraph(*copy, probe).ok() &&
-        std::string(strategy) == "memory")
+    // `memory` finds no bottleneck on some small models: an error, not a
+    // wrong answer (tested with the strategies). Any other error fails.
+    absl::StatusOr<CheckpointPlan> plan =
+        selectCheckpoints(**graph, *Strategy::parse(strategy));
+    if (!plan.ok() && std::string(strategy) == "memory" &&
+        absl::StrContains(plan.status().message(), "found no bottleneck"))
       continue;
+    ASSERT_TRUE(plan.ok()) << strategy << ": " << plan.status();
     expectSameGradients(**graph, strategy);
   }
   expectSameGradients(**graph, "sqrtn", /*forceDataDependency=*/true);

@@ -62,14 +62,17 @@ struct RecomputeSegment {
 
 struct RecomputeResult {
   AutodiffResult autodiff;
-  /// The kept forward values, in schedule order: the plan's, and those that
-  /// a forward op of a later segment reads (kept so that no segment's copies
-  /// reach into an earlier one; docs/recompute.md).
+  /// The kept forward values, in schedule order: the plan's, the other
+  /// results of their ops, and those that a forward op of a later segment
+  /// reads (kept so that no segment's copies reach into an earlier one;
+  /// docs/recompute.md). Leaves, constants, outputs and their views are kept
+  /// too, and not listed.
   std::vector<Value *> kept;
   /// Segments in the order their recomputation runs; empty segments (no
   /// backward reader) are left out.
   std::vector<RecomputeSegment> segments;
   int64_t numCopies = 0;
+  /// FLOPs of the copies and of the forced dependencies' arithmetic.
   int64_t flopsRecompute = 0;
 };
 
