@@ -45,10 +45,12 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   for (const ReportTensor &tensor : report.checkpoints)
     keptBytes += tensor.bytes;
   os << fmt::format("graph @{}, strategy {}\n", report.graph, report.strategy);
-  os << fmt::format("peak {} -> {} ({} of plain autodiff)\n",
+  os << fmt::format("peak {} -> {} ({} of plain autodiff; {} before the "
+                    "schedule pass)\n",
                     formatBytes(report.peakBytesBefore),
                     formatBytes(report.peakBytesAfter),
-                    share(report.peakBytesAfter, report.peakBytesBefore));
+                    share(report.peakBytesAfter, report.peakBytesBefore),
+                    formatBytes(report.peakBytesUnscheduled));
   os << fmt::format("flops forward {}, backward {}, recomputed {} "
                     "(overhead {:.3f})\n",
                     formatFlops(report.flopsForward), formatFlops(report.flopsBackward),

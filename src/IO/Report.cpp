@@ -23,6 +23,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("ops_after", report.opsAfter);
     json.attribute("peak_bytes_before", report.peakBytesBefore);
     json.attribute("peak_bytes_after", report.peakBytesAfter);
+    json.attribute("peak_bytes_unscheduled", report.peakBytesUnscheduled);
     json.attributeObject("peak_breakdown_after", [&] {
       const MemoryBreakdown &peak = report.peakBreakdownAfter;
       json.attribute("params", peak.params);

@@ -71,7 +71,7 @@ struct TrainingReport {
   std::vector<ReportTensor> checkpoints;
   /// Segments in the order the backward pass recomputes them.
   std::vector<ReportSegment> segments;
-  /// The schedule pass's effect on the final graph's peak.
+  /// The final graph's peak before its `schedule` pass: the pass's effect.
   int64_t peakBytesUnscheduled = 0;
   /// Wall time of the passes, and each pass's share.
   double passSeconds = 0;
