@@ -598,16 +598,21 @@ private:
 
   absl::StatusOr<RecomputeResult> finish() {
     RecomputeResult result;
+    // Segments in the order their first copies run, nested levels included.
+    std::vector<bool> listed(segmentsInfo_.size(), false);
     for (Op &op : graph_.ops()) {
+      if (op.id() < copyInfo_.size() && copyInfo_[op.id()] >= 0) {
+        int index = copyInfo_[op.id()];
+        if (!listed[index] && segmentsInfo_[index].numCopies > 0)
+          result.segments.push_back(segmentsInfo_[index]);
+        listed[index] = true;
+      }
       if (op.id() >= forwardOpIdBound_ || op.numOperands() == 0)
         continue;
       for (Value *value : op.results())
         if (reported_.test(value->id()))
           result.kept.push_back(value);
     }
-    for (RecomputeSegment &segment : segmentsInfo_)
-      if (segment.numCopies > 0)
-        result.segments.push_back(segment);
     result.numCopies = int64_t(copies_.size());
     // Forced dependencies count as recomputation: they exist only for it.
     for (Op *op : created_)

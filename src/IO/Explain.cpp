@@ -65,7 +65,7 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   int64_t copies = 0;
   for (const ReportSegment &segment : report.segments)
     copies += segment.numCopies;
-  os << fmt::format("\nrecomputed: {}, {}, in backward order\n",
+  os << fmt::format("\nrecomputed: {}, {}, in the order they run\n",
                     count(report.segments.size(), "segment"),
                     count(size_t(copies), "op"));
   for (size_t i = 0; i < report.segments.size(); ++i) {

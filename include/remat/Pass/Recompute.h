@@ -68,8 +68,9 @@ struct RecomputeResult {
   /// docs/recompute.md). Leaves, constants, outputs and their views are kept
   /// too, and not listed.
   std::vector<Value *> kept;
-  /// Segments in the order their recomputation runs; empty segments (no
-  /// backward reader) are left out.
+  /// Segments in the order their first copies run in the rewritten
+  /// schedule, nested levels among them; segments without copies are left
+  /// out.
   std::vector<RecomputeSegment> segments;
   int64_t numCopies = 0;
   /// FLOPs of the copies and of the forced dependencies' arithmetic.
