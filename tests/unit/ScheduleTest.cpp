@@ -20,6 +20,7 @@
 #include "remat/Pass/Schedule.h"
 
 #include "PassTestSupport.h"
+#include "SmallZooModels.h"
 
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/TextFormat.h"
@@ -408,55 +409,6 @@ TEST(ScheduleTest, RandomGraphsStayTopologicalAndNeverWorse) {
   EXPECT_GT(improved, 100);
 }
 
-/// Small versions of every zoo model, as in ZooTest.
-std::vector<std::pair<std::string, ZooOptions>> smallZooModels() {
-  return {
-      {"mlp",
-       {{"layers", "3"},
-        {"width", "16"},
-        {"batch", "2"},
-        {"input", "8"},
-        {"classes", "4"}}},
-      {"resnet", {{"depth", "18"}, {"batch", "2"}, {"image", "32"}}},
-      {"resnet",
-       {{"depth", "50"}, {"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"resnet",
-       {{"preact", "true"},
-        {"depth", "20"},
-        {"block", "basic"},
-        {"batch", "2"}}},
-      {"vgg",
-       {{"depth", "16"}, {"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"mobilenet_v2", {{"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"unet",
-       {{"depth", "2"},
-        {"channels", "4"},
-        {"batch", "2"},
-        {"image", "16"},
-        {"classes", "3"}}},
-      {"transformer",
-       {{"layers", "2"},
-        {"d-model", "32"},
-        {"heads", "2"},
-        {"seq", "8"},
-        {"batch", "2"},
-        {"vocab", "50"},
-        {"dropout", "0.1"}}},
-      {"lstm",
-       {{"steps", "5"},
-        {"hidden", "8"},
-        {"batch", "2"},
-        {"input", "3"},
-        {"classes", "4"}}},
-      {"densenet",
-       {{"depth", "121"},
-        {"growth", "4"},
-        {"batch", "2"},
-        {"image", "32"},
-        {"classes", "10"}}},
-  };
-}
-
 std::unique_ptr<Graph> trainingGraph(const std::string &model,
                                      const ZooOptions &options) {
   absl::StatusOr<std::unique_ptr<Graph>> graph =
@@ -470,7 +422,7 @@ std::unique_ptr<Graph> trainingGraph(const std::string &model,
 }
 
 TEST(ScheduleTest, NeverWorseOnAnyZooTrainingGraph) {
-  for (const auto &[model, options] : smallZooModels()) {
+  for (const auto &[model, options] : smallModels()) {
     SCOPED_TRACE(model);
     std::unique_ptr<Graph> g = trainingGraph(model, options);
     ASSERT_TRUE(g);
@@ -485,7 +437,7 @@ TEST(ScheduleTest, NeverWorseOnAnyZooTrainingGraph) {
 }
 
 TEST(ScheduleTest, IsDeterministic) {
-  for (const auto &[model, options] : smallZooModels()) {
+  for (const auto &[model, options] : smallModels()) {
     SCOPED_TRACE(model);
     std::unique_ptr<Graph> first = trainingGraph(model, options);
     ASSERT_TRUE(first);

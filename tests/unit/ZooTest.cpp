@@ -12,6 +12,8 @@
 
 #include "remat/Zoo/Zoo.h"
 
+#include "SmallZooModels.h"
+
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
 #include "remat/IO/TextFormat.h"
@@ -158,68 +160,6 @@ TEST(ZooParamCountTest, PreActResNet110Basic) {
                                 {"batch", "1"}});
   ASSERT_TRUE(graph);
   EXPECT_EQ(countParams(*graph), 1'730'522);
-}
-
-/// A model at a size small enough to build in milliseconds.
-struct SmallModel {
-  std::string model;
-  ZooOptions options;
-};
-
-std::vector<SmallModel> smallModels() {
-  return {
-      {"mlp",
-       {{"layers", "3"},
-        {"width", "16"},
-        {"batch", "2"},
-        {"input", "8"},
-        {"classes", "4"}}},
-      {"resnet", {{"depth", "18"}, {"batch", "2"}, {"image", "32"}}},
-      {"resnet",
-       {{"depth", "50"}, {"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"resnet",
-       {{"preact", "true"},
-        {"depth", "20"},
-        {"block", "basic"},
-        {"batch", "2"}}},
-      {"resnet", {{"preact", "true"}, {"depth", "11"}, {"batch", "2"}}},
-      {"vgg",
-       {{"depth", "19"}, {"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"mobilenet_v2", {{"batch", "2"}, {"image", "32"}, {"classes", "10"}}},
-      {"unet",
-       {{"depth", "2"},
-        {"channels", "4"},
-        {"batch", "2"},
-        {"image", "16"},
-        {"classes", "3"}}},
-      {"transformer",
-       {{"layers", "2"},
-        {"d-model", "32"},
-        {"heads", "2"},
-        {"seq", "8"},
-        {"batch", "2"},
-        {"vocab", "50"}}},
-      {"transformer",
-       {{"layers", "2"},
-        {"d-model", "32"},
-        {"heads", "2"},
-        {"seq", "8"},
-        {"batch", "2"},
-        {"vocab", "50"},
-        {"dropout", "0.1"}}},
-      {"lstm",
-       {{"steps", "5"},
-        {"hidden", "8"},
-        {"batch", "2"},
-        {"input", "3"},
-        {"classes", "4"}}},
-      {"densenet",
-       {{"depth", "121"},
-        {"growth", "4"},
-        {"batch", "2"},
-        {"image", "32"},
-        {"classes", "10"}}},
-  };
 }
 
 class ZooSmallModelTest : public ::testing::TestWithParam<SmallModel> {};
