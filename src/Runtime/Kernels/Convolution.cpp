@@ -401,16 +401,31 @@ static void conv2dGradFilter(const ConvGeometry &g, const T *x, const T *dy,
   }
 }
 
+/// The shared frame of the three convolution kernels: every operand and the
+/// result have operand 0's dtype, the geometry comes from the image, filter
+/// and output tensors (whichever are operands or the result), and
+/// `compute.template operator()<T>(geometry)` runs unless the result is empty.
+template <typename Compute>
+static absl::Status runConvolution(const KernelContext &ctx,
+                                   const Tensor &image, const Tensor &filter,
+                                   const Tensor &output, Compute &&compute) {
+  DType dtype = ctx.operand(0).dtype();
+  REMAT_RETURN_IF_ERROR(
+      expectDType(kind(ctx), dtype, {ctx.operand(1), ctx.result()}));
+  REMAT_ASSIGN_OR_RETURN(
+      auto g, convGeometry(ctx, image.shape(), filter.shape(), output.shape()));
+  return dispatchFloat(dtype, kind(ctx), [&]<typename T>() {
+    if (ctx.result().numel() != 0)
+      compute.template operator()<T>(g);
+  });
+}
+
 static absl::Status runConv2d(const KernelContext &ctx) {
   const Tensor &x = ctx.operand(0);
   const Tensor &w = ctx.operand(1);
   const Tensor &y = ctx.result();
-  REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), x.dtype(), {w, y}));
-  REMAT_ASSIGN_OR_RETURN(auto g,
-                         convGeometry(ctx, x.shape(), w.shape(), y.shape()));
-  return dispatchFloat(x.dtype(), kind(ctx), [&]<typename T>() {
-    if (y.numel() != 0)
-      conv2d(g, x.data<T>(), w.data<T>(), y.data<T>());
+  return runConvolution(ctx, x, w, y, [&]<typename T>(const ConvGeometry &g) {
+    conv2d(g, x.data<T>(), w.data<T>(), y.data<T>());
   });
 }
 
@@ -418,12 +433,8 @@ static absl::Status runConv2dGradInput(const KernelContext &ctx) {
   const Tensor &dy = ctx.operand(0);
   const Tensor &w = ctx.operand(1);
   const Tensor &dx = ctx.result();
-  REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), dy.dtype(), {w, dx}));
-  REMAT_ASSIGN_OR_RETURN(auto g,
-                         convGeometry(ctx, dx.shape(), w.shape(), dy.shape()));
-  return dispatchFloat(dy.dtype(), kind(ctx), [&]<typename T>() {
-    if (dx.numel() != 0)
-      conv2dGradInput(g, dy.data<T>(), w.data<T>(), dx.data<T>());
+  return runConvolution(ctx, dx, w, dy, [&]<typename T>(const ConvGeometry &g) {
+    conv2dGradInput(g, dy.data<T>(), w.data<T>(), dx.data<T>());
   });
 }
 
@@ -431,12 +442,8 @@ static absl::Status runConv2dGradFilter(const KernelContext &ctx) {
   const Tensor &x = ctx.operand(0);
   const Tensor &dy = ctx.operand(1);
   const Tensor &dw = ctx.result();
-  REMAT_RETURN_IF_ERROR(expectDType(kind(ctx), x.dtype(), {dy, dw}));
-  REMAT_ASSIGN_OR_RETURN(auto g,
-                         convGeometry(ctx, x.shape(), dw.shape(), dy.shape()));
-  return dispatchFloat(x.dtype(), kind(ctx), [&]<typename T>() {
-    if (dw.numel() != 0)
-      conv2dGradFilter(g, x.data<T>(), dy.data<T>(), dw.data<T>());
+  return runConvolution(ctx, x, dw, dy, [&]<typename T>(const ConvGeometry &g) {
+    conv2dGradFilter(g, x.data<T>(), dy.data<T>(), dw.data<T>());
   });
 }
 
