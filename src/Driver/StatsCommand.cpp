@@ -1,4 +1,5 @@
-//===- StatsCommand.cpp - remat stats ---------------------------------------===//
+//===- StatsCommand.cpp - remat stats
+//---------------------------------------===//
 //
 // Part of the remat project.
 //
@@ -16,6 +17,7 @@
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
+#include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
@@ -64,8 +66,7 @@ GraphStats computeStats(const Graph &graph) {
   GraphStats stats;
   stats.graph = graph.name().str();
   // Every declaration is an input or a param.
-  stats.ops =
-      graph.numOps() - graph.inputs().size() - graph.params().size();
+  stats.ops = graph.numOps() - graph.inputs().size() - graph.params().size();
   for (const Value *param : graph.params()) {
     stats.params += param->type().numElements();
     stats.paramBytes += param->type().byteSize();
@@ -78,12 +79,12 @@ GraphStats computeStats(const Graph &graph) {
   stats.numSteps = graph.numOps();
   stats.memory = simulateMemory(graph);
   if (stats.memory.peakStep >= 0)
-    stats.peakOp = std::next(graph.ops().begin(), stats.memory.peakStep)->describe();
+    stats.peakOp =
+        std::next(graph.ops().begin(), stats.memory.peakStep)->describe();
   return stats;
 }
 
 void printJson(const GraphStats &stats, llvm::raw_ostream &os) {
-  const MemoryBreakdown &peak = stats.memory.peakBreakdown;
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attribute("graph", stats.graph);
@@ -97,12 +98,7 @@ void printJson(const GraphStats &stats, llvm::raw_ostream &os) {
     json.attribute("steps", stats.numSteps);
     json.attribute("peak_bytes", stats.memory.peakBytes);
     json.attribute("peak_step", stats.memory.peakStep);
-    json.attributeObject("peak_breakdown", [&] {
-      json.attribute("params", peak.params);
-      json.attribute("param_grads", peak.paramGrads);
-      json.attribute("inputs", peak.inputs);
-      json.attribute("activations", peak.activations);
-    });
+    writeBreakdownJson(json, "peak_breakdown", stats.memory.peakBreakdown);
   });
   os << '\n';
 }

@@ -1,4 +1,5 @@
-//===- Report.cpp - The JSON report of remat opt ----------------------------===//
+//===- Report.cpp - The JSON report of remat opt
+//----------------------------===//
 //
 // Part of the remat project.
 //
@@ -9,6 +10,16 @@
 #include "llvm/Support/JSON.h"
 
 namespace remat {
+
+void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
+                        const MemoryBreakdown &breakdown) {
+  json.attributeObject(key, [&] {
+    json.attribute("params", breakdown.params);
+    json.attribute("param_grads", breakdown.paramGrads);
+    json.attribute("inputs", breakdown.inputs);
+    json.attribute("activations", breakdown.activations);
+  });
+}
 
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
   llvm::json::OStream json(os, /*IndentSize=*/2);
@@ -24,13 +35,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("peak_bytes_before", report.peakBytesBefore);
     json.attribute("peak_bytes_after", report.peakBytesAfter);
     json.attribute("peak_bytes_unscheduled", report.peakBytesUnscheduled);
-    json.attributeObject("peak_breakdown_after", [&] {
-      const MemoryBreakdown &peak = report.peakBreakdownAfter;
-      json.attribute("params", peak.params);
-      json.attribute("param_grads", peak.paramGrads);
-      json.attribute("inputs", peak.inputs);
-      json.attribute("activations", peak.activations);
-    });
+    writeBreakdownJson(json, "peak_breakdown_after", report.peakBreakdownAfter);
     json.attribute("flops_forward", report.flopsForward);
     json.attribute("flops_backward", report.flopsBackward);
     json.attribute("flops_recompute", report.flopsRecompute);

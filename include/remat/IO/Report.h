@@ -1,4 +1,5 @@
-//===- Report.h - The JSON report of remat opt --------------------*- C++ -*-===//
+//===- Report.h - The JSON report of remat opt --------------------*- C++
+//-*-===//
 //
 // Part of the remat project.
 //
@@ -14,6 +15,7 @@
 
 #include "remat/Analysis/Memory.h"
 
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdint>
@@ -78,6 +80,10 @@ struct TrainingReport {
   std::vector<ReportPassTime> timings;
 };
 
+/// Writes `breakdown` as the object attribute `key` of the object `json` is
+/// in: `params`, `param_grads`, `inputs`, `activations` (bytes).
+void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
+                        const MemoryBreakdown &breakdown);
 
 /// One JSON object, two-space indented, keys in a fixed order, then a newline.
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os);
