@@ -20,6 +20,7 @@
 
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 #include "remat/Runtime/Allocator.h"
 #include "remat/Runtime/Kernel.h"
 #include "remat/Support/Status.h"
@@ -32,11 +33,6 @@
 
 namespace remat {
 namespace {
-
-/// Whether result `i` of `op` shares its operand 0's storage.
-bool aliasesOperand(const Op &op, unsigned i) {
-  return i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
-}
 
 /// The storage of one run: a buffer per owning value, by value id. Whatever
 /// is still held when the run ends (leaves, outputs, or everything after an
@@ -140,7 +136,7 @@ private:
                                          dtypeName(dtype).str()));
         continue;
       }
-      if (aliasesOperand(op, 0))
+      if (isAlias(op, 0))
         continue;
       if (!op.def().kernel || !op.def().kernel->run)
         return opError(op,
@@ -166,7 +162,7 @@ private:
       }
       for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
         unsigned id = op.result(i)->id();
-        owner_[id] = aliasesOperand(op, i) ? owner_[op.operand(0)->id()] : id;
+        owner_[id] = isAlias(op, i) ? owner_[op.operand(0)->id()] : id;
         if (op.hasFlag(OpFlagLeaf))
           pinned_.set(id);
       }
@@ -247,13 +243,13 @@ private:
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value &value = *op.result(i);
       Type type = runtimeType(value);
-      void *data = aliasesOperand(op, i)
+      void *data = isAlias(op, i)
                        ? tensors_[op.operand(0)->id()].raw()
                        : storage_.allocate(value.id(), type.byteSize());
       tensors_[value.id()] = Tensor(std::move(type), data);
       results.push_back(tensors_[value.id()]);
     }
-    if (!aliasesOperand(op, 0)) {
+    if (!isAlias(op, 0)) {
       KernelContext context(op, OpSignature(op.def(), operandTypes, op.attrs()),
                             operands, results);
       absl::Status status = op.def().kernel->run(context);

@@ -15,6 +15,7 @@
 #include "Feeds.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Runtime/Random.h"
 
@@ -189,7 +190,7 @@ std::vector<int64_t> computeIndexBounds(const Graph &graph) {
     }
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      bool aliases = i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
+      bool aliases = isAlias(op, i);
       root[result->id()] = aliases ? root[op.operand(0)->id()] : result;
     }
   }
