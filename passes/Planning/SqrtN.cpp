@@ -6,8 +6,9 @@
 ///
 /// \file
 /// `--strategy=sqrtn`: Chen et al. 2016 on the linearised graph. The schedule
-/// is cut into about k = ceil(sqrt(N)) segments holding equal bytes of
-/// candidates; the candidate that closes a segment is kept.
+/// is cut into about k = ceil(sqrt(N)) segments (`sqrtn=K`: K segments)
+/// holding equal bytes of candidates; the candidate that closes a segment is
+/// kept.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +21,7 @@
 
 namespace remat::strategies {
 
-CheckpointPlan selectSqrtN(const Candidates &candidates) {
+CheckpointPlan selectSqrtN(const Candidates &candidates, int64_t count) {
   CheckpointPlan plan;
   if (candidates.values.empty())
     return plan;
@@ -31,7 +32,9 @@ CheckpointPlan selectSqrtN(const Candidates &candidates) {
     total += ownedBytes(*value);
   if (total == 0)
     return plan;
-  Wide segments = Wide(std::ceil(std::sqrt(double(candidates.values.size()))));
+  Wide segments =
+      count > 0 ? Wide(count)
+                : Wide(std::ceil(std::sqrt(double(candidates.values.size()))));
 
   // Keep when running / total >= 1 / segments, in integers.
   Wide running = 0;

@@ -44,7 +44,7 @@ constexpr StrategySpelling kSpellings[] = {
     {"names", StrategyKind::Names, "SUBSTR,...", true},
     {"speed", StrategyKind::Speed, "", false},
     {"memory", StrategyKind::Memory, "", false},
-    {"sqrtn", StrategyKind::SqrtN, "", false},
+    {"sqrtn", StrategyKind::SqrtN, "SEGMENTS", false},
     {"regions", StrategyKind::Regions, "PATH,...", false},
 };
 
@@ -237,8 +237,16 @@ absl::StatusOr<CheckpointPlan> selectCheckpoints(const Graph &forward,
     return selectSpeed(candidates);
   case StrategyKind::Memory:
     return strategies::selectMemory(forward, candidates);
-  case StrategyKind::SqrtN:
-    return strategies::selectSqrtN(candidates);
+  case StrategyKind::SqrtN: {
+    int64_t segments = 0;
+    if (!strategy.names.empty() &&
+        (strategy.names.size() != 1 ||
+         !llvm::to_integer(strategy.names[0], segments, 10) || segments < 1))
+      return invalidArgument("strategy 'sqrtn' takes one segment count of at "
+                             "least 1, got '{}'",
+                             strategy.str());
+    return strategies::selectSqrtN(candidates, segments);
+  }
   case StrategyKind::Regions:
     return strategies::selectRegions(forward, candidates, strategy.names);
   }

@@ -47,8 +47,9 @@ std::vector<Value *> keepChosen(const Candidates &candidates,
 absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
                                             const Candidates &candidates);
 
-/// `sqrtn`: memory-balanced sqrt(N) segments of the schedule.
-CheckpointPlan selectSqrtN(const Candidates &candidates);
+/// `sqrtn`: `segments` memory-balanced segments of the schedule (about
+/// sqrt(N) when 0), the candidate closing each one kept.
+CheckpointPlan selectSqrtN(const Candidates &candidates, int64_t segments = 0);
 
 /// `regions` (every tagged region when `paths` is empty) or `regions=paths`.
 absl::StatusOr<CheckpointPlan> selectRegions(const Graph &forward,

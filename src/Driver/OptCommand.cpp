@@ -39,7 +39,8 @@ const CommandSpec &optSpec() {
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
-                  "[--aggregate-bytes=SIZE] [-p PIPELINE] [--verify-each] "
+                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] "
+                  "[-p PIPELINE] [--verify-each] "
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
@@ -56,6 +57,15 @@ const CommandSpec &optSpec() {
           {.name = "strategy",
            .valueName = "S",
            .help = "The checkpoint strategy (default none)."},
+          {.name = "budget",
+           .valueName = "SIZE",
+           .help = "A memory budget (`16GiB`, or `40%` of plain autodiff's "
+                   "peak): the strategy defaults to auto, which builds "
+                   "candidate plans and keeps the least recompute within "
+                   "the budget, judged by the final graph's simulated peak."},
+          {.name = "strict-budget",
+           .help = "Exits 1 when no plan reaches the budget (by default a "
+                   "warning, and the lowest peak found is built)."},
           {.name = "explain",
            .help = "Prints the kept tensors, the segments and their cost "
                    "instead of the graph (which -o still writes)."},
@@ -139,6 +149,10 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
   if (!plan.pipeline) {
     REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                            buildTrainingGraph(graph, plan.training));
+    if (report.budgetMet == false && args.has("strict-budget"))
+      return invalidArgument("{} (--strict-budget)", report.warnings.front());
+    for (const std::string &warning : report.warnings)
+      ctx.err << "remat: warning: " << warning << "\n";
     if (args.has("timing"))
       printTimings(report.timings, ctx.err);
     if (args.has("explain"))
@@ -181,8 +195,9 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (report && *report == "-" && (!output || *output == "-"))
     return invalidArgument("--report=- writes the report to stdout: give the "
                            "graph a file with -o");
-  for (llvm::StringRef option : {"explain", "force-data-dependency",
-                                 "aggregate-count", "aggregate-bytes"})
+  for (llvm::StringRef option :
+       {"explain", "force-data-dependency", "aggregate-count",
+        "aggregate-bytes", "budget", "strict-budget"})
     if (plan.pipeline && args.has(option))
       return invalidArgument("--{} needs a strategy run, not -p (pass "
                              "options go in the pipeline)",
@@ -195,7 +210,19 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     REMAT_RETURN_IF_ERROR(parsePassPipeline(*plan.pipeline, check));
     return plan;
   }
-  plan.training.strategy = strategy.value_or("none");
+  std::optional<std::string> budget = args.get("budget");
+  if (args.has("strict-budget") && !budget)
+    return invalidArgument("--strict-budget needs --budget");
+  if (budget) {
+    // Checked now with a stand-in baseline: the real one is plain autodiff's
+    // peak, known once the graph is read.
+    REMAT_RETURN_IF_ERROR(parseByteSize(*budget, 1).status());
+    plan.training.budget = *budget;
+  }
+  plan.training.strategy =
+      strategy.value_or(budget ? kAutoStrategy.str() : "none");
+  if (plan.training.strategy == kAutoStrategy && !budget)
+    return invalidArgument("--strategy=auto needs --budget=SIZE");
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");
   AutodiffOptions &autodiff = plan.training.autodiff;
@@ -209,7 +236,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (std::optional<std::string> bytes = args.get("aggregate-bytes")) {
     REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
   }
-  REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
+  if (plan.training.strategy != kAutoStrategy)
+    REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
   return plan;
 }
 

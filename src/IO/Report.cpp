@@ -30,6 +30,11 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
       json.attribute("budget_bytes", *report.budgetBytes);
     else
       json.attribute("budget_bytes", nullptr);
+    if (report.budgetMet)
+      json.attribute("budget_met", *report.budgetMet);
+    else
+      json.attribute("budget_met", nullptr);
+    json.attribute("plans_tried", report.plansTried);
     json.attribute("ops_before", report.opsBefore);
     json.attribute("ops_after", report.opsAfter);
     json.attribute("peak_bytes_before", report.peakBytesBefore);

@@ -6,6 +6,8 @@
 
 #include "remat/Pass/Training.h"
 
+#include "Pass/TrainingInternal.h"
+
 #include "remat/Analysis/Cost.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
@@ -42,6 +44,8 @@ public:
       : graph_(graph), options_(options), report_(report) {}
 
   absl::Status run() {
+    if (options_.strategy == kAutoStrategy)
+      return invalidArgument("strategy 'auto' needs a budget (--budget=SIZE)");
     REMAT_ASSIGN_OR_RETURN(Strategy strategy, Strategy::parse(options_.strategy));
     report_.strategy = strategy.str();
     CheckpointPlan plan;
@@ -157,13 +161,19 @@ private:
 } // namespace
 
 absl::StatusOr<TrainingReport>
-buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
+buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options) {
   TrainingReport report;
   report.graph = graph.name().str();
-  report.budgetBytes = options.budgetBytes;
   report.opsBefore = countComputeOps(graph);
   REMAT_RETURN_IF_ERROR(TrainingRun(graph, options, report).run());
   return report;
+}
+
+absl::StatusOr<TrainingReport>
+buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
+  if (options.budget)
+    return buildTrainingGraphInBudget(graph, options);
+  return buildTrainingGraphAsGiven(graph, options);
 }
 
 } // namespace remat

@@ -86,18 +86,18 @@ TEST(CheckpointsParseTest, RoundTrip) {
 TEST(CheckpointsParseTest, Spellings) {
   EXPECT_THAT(strategySpellings(),
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
-                          "speed", "memory", "sqrtn", "regions",
+                          "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
                           "regions=PATH,..."));
 }
 
 TEST(CheckpointsParseTest, Errors) {
   EXPECT_EQ(parseError("fast"),
             "unknown strategy 'fast' (known: none, all, collection, "
-            "names=SUBSTR,..., speed, memory, sqrtn, regions, "
+            "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,...)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
-            "names=SUBSTR,..., speed, memory, sqrtn, regions, "
+            "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,...)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
@@ -544,6 +544,33 @@ TEST(CheckpointsZooTest, EveryStrategyOnA200kOpMlp) {
     absl::StatusOr<CheckpointPlan> plan = select(**graph, spelling);
     EXPECT_TRUE(plan.ok()) << plan.status();
   }
+}
+
+TEST(CheckpointsTest, SqrtNTakesASegmentCount) {
+  // Four tanh values of 16 bytes each: 64 bytes of candidates. One segment
+  // closes only at the last (16 * 4 * 1 >= 64); two close at b (32 * 2 >= 64)
+  // and at d; four keep every value.
+  std::unique_ptr<Graph> graph = parse(R"(
+graph @chain {
+  param %x : f32[4]
+  %a = tanh(%x)
+  %b = tanh(%a)
+  %c = tanh(%b)
+  %d = tanh(%c)
+  %loss = reduce_sum(%d) {axes = [0]}
+  output %loss
+}
+)");
+  EXPECT_THAT(kept(*graph, "sqrtn=1"), ElementsAre("d"));
+  EXPECT_THAT(kept(*graph, "sqrtn=2"), ElementsAre("b", "d"));
+  EXPECT_THAT(kept(*graph, "sqrtn=4"), ElementsAre("a", "b", "c", "d"));
+  // ceil(sqrt(4)) = 2 segments by default.
+  EXPECT_EQ(kept(*graph, "sqrtn"), kept(*graph, "sqrtn=2"));
+  for (const char *bad : {"sqrtn=0", "sqrtn=-1", "sqrtn=two", "sqrtn=1,2"})
+    EXPECT_EQ(errorOf(*graph, bad),
+              fmt::format("strategy 'sqrtn' takes one segment count of at "
+                          "least 1, got '{}'",
+                          bad));
 }
 
 } // namespace

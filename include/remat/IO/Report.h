@@ -56,6 +56,12 @@ struct TrainingReport {
   std::string graph;
   std::string strategy;
   std::optional<int64_t> budgetBytes;
+  /// Whether `peakBytesAfter` is at most the budget; null without one.
+  std::optional<bool> budgetMet;
+  /// How many plans a budget search built and simulated (0 without one).
+  int64_t plansTried = 0;
+  /// One line each, for stderr: e.g. a budget no plan reaches.
+  std::vector<std::string> warnings;
   int64_t opsBefore = 0;
   int64_t opsAfter = 0;
   /// Peak of plain autodiff's training graph under the same schedule policy.

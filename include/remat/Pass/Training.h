@@ -30,14 +30,19 @@ namespace remat {
 
 class Graph;
 
+/// The strategy that searches plans within a budget.
+inline constexpr llvm::StringLiteral kAutoStrategy = "auto";
+
 struct TrainingOptions {
   /// Which values to keep, as `Strategy::parse` reads it; `none` is plain
   /// autodiff (docs/strategies.md).
   std::string strategy = "none";
   /// Orders recomputation with data rather than control dependencies.
   bool forceDataDependency = false;
-  /// A memory budget for planners that take one; none by default.
-  std::optional<int64_t> budgetBytes;
+  /// A memory budget as `parseByteSize` reads it (`16GiB`, or `40%` of plain
+  /// autodiff's peak); none by default. With a budget and the strategy
+  /// `auto`, the plan is searched (see `buildTrainingGraph`).
+  std::optional<std::string> budget;
   AutodiffOptions autodiff;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
@@ -51,6 +56,14 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// autodiff, the memory-aware schedule (whose peak is `peakBytesBefore`), the
 /// recompute rewrite, the schedule again and the verifier. Errors: an unknown
 /// strategy or bad strategy arguments, autodiff errors, verifier failures.
+///
+/// With a budget, every candidate plan is built on a copy of the graph and
+/// judged by the simulated peak of its final, scheduled training graph, so the
+/// plan returned is never over the budget when one reaches it. The strategy
+/// `auto` tries plain autodiff, `sqrtn=K` for K in a geometric series and
+/// `all`, and keeps the least recompute FLOPs within the budget; another
+/// strategy is built as given. When nothing reaches the budget the lowest peak
+/// found is built, `budgetMet` is false and a warning says so.
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
 

@@ -1,0 +1,114 @@
+//===- TrainingBudget.cpp - Plans searched within a memory budget ---------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A plan is judged by what matters: the simulated peak of its final,
+/// scheduled training graph, built on a copy of the forward graph. The
+/// search is exact about memory (the plan returned is never over the budget
+/// when any plan tried reaches it) but not about cost: it tries plain
+/// autodiff, memory-balanced segmentations `sqrtn=K` for K in a geometric
+/// series, and `all`, and keeps the one with the least recompute FLOPs.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Pass/TrainingInternal.h"
+
+#include "remat/IR/Graph.h"
+#include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat {
+namespace {
+
+/// What one candidate plan costs once built.
+struct Trial {
+  std::string strategy;
+  int64_t peakBytes = 0;
+  int64_t flopsRecompute = 0;
+};
+
+/// The strategies `auto` tries: plain autodiff, K = 1, 2, 3, 4, 6, 9, 13, ...
+/// (ratio 3/2) memory-balanced segments up to the op count, and
+/// recomputing everything. O(log ops) plans.
+std::vector<std::string> autoCandidates(const Graph &graph) {
+  std::vector<std::string> strategies = {"none"};
+  int64_t limit = int64_t(graph.numOps());
+  for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
+    strategies.push_back(fmt::format("sqrtn={}", k));
+  strategies.push_back("all");
+  return strategies;
+}
+
+/// Whether `candidate` is a better choice than `best` within `budget`:
+/// within the budget beats over it; among plans within it the fewer
+/// recompute FLOPs, then the lower peak; among plans over it the lower peak.
+/// Earlier candidates win ties, so the choice is deterministic.
+bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
+  bool fits = candidate.peakBytes <= budget, bestFits = best.peakBytes <= budget;
+  if (fits != bestFits)
+    return fits;
+  if (fits && candidate.flopsRecompute != best.flopsRecompute)
+    return candidate.flopsRecompute < best.flopsRecompute;
+  return candidate.peakBytes < best.peakBytes;
+}
+
+absl::StatusOr<Trial> tryStrategy(const Graph &graph,
+                                  const TrainingOptions &options,
+                                  const std::string &strategy) {
+  std::unique_ptr<Graph> copy = graph.clone();
+  TrainingOptions trial = options;
+  trial.strategy = strategy;
+  REMAT_ASSIGN_OR_RETURN(TrainingReport report,
+                         buildTrainingGraphAsGiven(*copy, trial));
+  return Trial{strategy, report.peakBytesAfter, report.flopsRecompute};
+}
+
+} // namespace
+
+absl::StatusOr<TrainingReport>
+buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
+  // The baseline resolves a share of plain autodiff's peak to bytes.
+  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none"));
+  REMAT_ASSIGN_OR_RETURN(int64_t budget,
+                         parseByteSize(*options.budget, plain.peakBytes));
+
+  std::vector<std::string> strategies = {options.strategy};
+  if (options.strategy == kAutoStrategy)
+    strategies = autoCandidates(graph);
+  std::optional<Trial> best;
+  for (const std::string &strategy : strategies) {
+    Trial trial = plain;
+    if (strategy != "none") {
+      REMAT_ASSIGN_OR_RETURN(trial, tryStrategy(graph, options, strategy));
+    }
+    if (!best || isBetter(trial, *best, budget))
+      best = trial;
+  }
+
+  TrainingOptions chosen = options;
+  chosen.strategy = best->strategy;
+  REMAT_ASSIGN_OR_RETURN(TrainingReport report,
+                         buildTrainingGraphAsGiven(graph, chosen));
+  report.budgetBytes = budget;
+  report.budgetMet = report.peakBytesAfter <= budget;
+  report.plansTried = int64_t(strategies.size());
+  if (!*report.budgetMet)
+    report.warnings.push_back(fmt::format(
+        "no plan reaches the budget of {} ({} bytes); the lowest peak found "
+        "is {} ({} bytes, strategy {})",
+        formatBytes(budget), budget, formatBytes(report.peakBytesAfter),
+        report.peakBytesAfter, report.strategy));
+  return report;
+}
+
+} // namespace remat

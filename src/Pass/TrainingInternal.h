@@ -1,0 +1,31 @@
+//===- TrainingInternal.h - The training pipeline's two halves --*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `buildTrainingGraph` (remat/Pass/Training.h) either builds one strategy's
+/// training graph or searches the plans within a budget; the search builds
+/// each candidate with the first.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SRC_PASS_TRAININGINTERNAL_H
+#define REMAT_SRC_PASS_TRAININGINTERNAL_H
+
+#include "remat/Pass/Training.h"
+
+namespace remat {
+
+/// Builds `options.strategy`'s training graph, ignoring `options.budget`.
+absl::StatusOr<TrainingReport>
+buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options);
+
+/// Builds the training graph of the plan chosen for `*options.budget`.
+absl::StatusOr<TrainingReport>
+buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options);
+
+} // namespace remat
+
+#endif // REMAT_SRC_PASS_TRAININGINTERNAL_H

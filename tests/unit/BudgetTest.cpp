@@ -1,0 +1,175 @@
+//===- BudgetTest.cpp - Training graphs within a memory budget ------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `buildTrainingGraph` with a budget: the executor must measure a peak at
+/// most the budget whenever the report says it is met, gradients must equal
+/// plain autodiff's bitwise, and a larger budget never costs more recompute.
+///
+//===----------------------------------------------------------------------===//
+
+#include "remat/Pass/Training.h"
+
+#include "remat/IR/Graph.h"
+#include "remat/Runtime/Executor.h"
+#include "remat/Zoo/Zoo.h"
+
+#include <gtest/gtest.h>
+
+namespace remat {
+namespace {
+
+std::unique_ptr<Graph> model(const std::string &name, const ZooOptions &opts) {
+  absl::StatusOr<std::unique_ptr<Graph>> graph = buildZooModel(name, opts);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  return graph.ok() ? std::move(*graph) : nullptr;
+}
+
+/// 60 layers of [512, 32] activations, 64 KiB each against 4 KiB of weights:
+/// activations dominate, so budgets well under the plain peak are reachable
+/// (sqrtn alone reaches under half, RecomputeTest.SqrtNSavesMemoryOnADeepMlp).
+std::unique_ptr<Graph> deepMlp() {
+  return model("mlp", {{"layers", "60"},
+                       {"width", "32"},
+                       {"batch", "512"},
+                       {"input", "32"}});
+}
+
+/// Builds `forward` within `budget` and checks the claims against the
+/// executor: measured peak == reported peak, within the budget when met, and
+/// gradients bitwise equal to plain autodiff's.
+TrainingReport expectWithinBudget(const Graph &forward,
+                                  const std::string &budget) {
+  SCOPED_TRACE(budget);
+  std::unique_ptr<Graph> plain = forward.clone();
+  std::unique_ptr<Graph> planned = forward.clone();
+  EXPECT_TRUE(buildTrainingGraph(*plain, {}).ok());
+  TrainingOptions options;
+  options.strategy = kAutoStrategy.str();
+  options.budget = budget;
+  absl::StatusOr<TrainingReport> report =
+      buildTrainingGraph(*planned, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok())
+    return {};
+  absl::StatusOr<RunResult> a = runGraph(*plain, {.seed = 3});
+  absl::StatusOr<RunResult> b = runGraph(*planned, {.seed = 3});
+  EXPECT_TRUE(a.ok() && b.ok());
+  if (!a.ok() || !b.ok())
+    return *report;
+  EXPECT_EQ(b->peakBytes, report->peakBytesAfter);
+  EXPECT_EQ(a->peakBytes, report->peakBytesBefore);
+  EXPECT_TRUE(report->budgetBytes.has_value());
+  EXPECT_TRUE(report->budgetMet.has_value());
+  if (report->budgetMet.value_or(false))
+    EXPECT_LE(b->peakBytes, *report->budgetBytes);
+  else
+    EXPECT_GT(b->peakBytes, *report->budgetBytes);
+  for (const OutputDiff &diff : compareOutputs(*a, *b)) {
+    EXPECT_FALSE(diff.typeMismatch) << diff.name;
+    EXPECT_EQ(diff.maxAbsDiff, 0.0) << diff.name;
+  }
+  return *report;
+}
+
+TEST(BudgetTest, SharesOfThePlainPeakAreMetOnADeepMlp) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  double lastOverhead = -1;
+  // Rising budgets: each is met, and a larger budget admits every plan a
+  // smaller one did, so the recompute overhead never rises.
+  for (const char *budget : {"45%", "50%", "60%", "70%", "90%"}) {
+    TrainingReport report = expectWithinBudget(*forward, budget);
+    EXPECT_EQ(report.budgetMet, true) << budget;
+    // A share rounds down to whole bytes of plain autodiff's peak.
+    int64_t percent = std::stoll(budget);
+    EXPECT_EQ(report.budgetBytes, report.peakBytesBefore * percent / 100);
+    EXPECT_GT(report.plansTried, 2);
+    if (lastOverhead >= 0)
+      EXPECT_LE(report.overhead, lastOverhead) << budget;
+    lastOverhead = report.overhead;
+  }
+}
+
+TEST(BudgetTest, AFullBudgetCostsNoRecompute) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  TrainingReport report = expectWithinBudget(*forward, "100%");
+  EXPECT_EQ(report.strategy, "none");
+  EXPECT_EQ(report.flopsRecompute, 0);
+  EXPECT_EQ(report.peakBytesAfter, report.peakBytesBefore);
+}
+
+TEST(BudgetTest, AnUnreachableBudgetBuildsTheLowestPeakAndWarns) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  TrainingReport report = expectWithinBudget(*forward, "1B");
+  EXPECT_EQ(report.budgetMet, false);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_NE(report.warnings[0].find("no plan reaches the budget of 1 B"),
+            std::string::npos)
+      << report.warnings[0];
+  // `none` and `all` are among the plans tried: the peak built is at most
+  // either's.
+  for (const char *strategy : {"none", "all"}) {
+    std::unique_ptr<Graph> other = forward->clone();
+    TrainingOptions options;
+    options.strategy = strategy;
+    absl::StatusOr<TrainingReport> built = buildTrainingGraph(*other, options);
+    ASSERT_TRUE(built.ok()) << built.status();
+    EXPECT_LE(report.peakBytesAfter, built->peakBytesAfter) << strategy;
+  }
+}
+
+TEST(BudgetTest, AGivenStrategyIsJudgedAgainstTheBudget) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  TrainingOptions options;
+  options.strategy = "sqrtn";
+  options.budget = "1B";
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(report->strategy, "sqrtn");
+  EXPECT_EQ(report->budgetMet, false);
+  EXPECT_EQ(report->plansTried, 1);
+}
+
+TEST(BudgetTest, AutoNeedsABudget) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  TrainingOptions options;
+  options.strategy = kAutoStrategy.str();
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.status().message().find("needs a budget"),
+            std::string::npos);
+}
+
+TEST(BudgetTest, ZooModelsStayWithinHalfTheirPeak) {
+  // Each model's budget is half its plain peak; where a plan reaches it the
+  // executor must measure at most that, with bitwise-equal gradients.
+  std::vector<std::pair<std::string, ZooOptions>> models = {
+      {"resnet",
+       {{"preact", "true"}, {"depth", "11"}, {"batch", "1"}, {"image", "16"}}},
+      {"transformer",
+       {{"layers", "2"},
+        {"d-model", "16"},
+        {"heads", "2"},
+        {"seq", "4"},
+        {"batch", "2"},
+        {"vocab", "20"},
+        {"dropout", "0.1"}}},
+      {"lstm", {{"steps", "5"}, {"hidden", "8"}, {"batch", "2"}}}};
+  for (const auto &[name, options] : models) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<Graph> forward = model(name, options);
+    ASSERT_TRUE(forward);
+    expectWithinBudget(*forward, "50%");
+  }
+}
+
+} // namespace
+} // namespace remat
