@@ -169,6 +169,9 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
   REMAT_ASSIGN_OR_RETURN(AutodiffResult autodiff, differentiate(*training));
 
   TensorMap feeds = makeFeeds(forward, options.seed);
+  if (options.feeds)
+    for (const auto &[name, tensor] : *options.feeds)
+      feeds.insert_or_assign(name, tensor);
   RunOptions analyticOptions;
   analyticOptions.seed = options.seed;
   analyticOptions.feeds = &feeds;
