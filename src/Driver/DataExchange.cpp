@@ -88,7 +88,10 @@ absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
   llvm::StringRef wanted = leafKindName(kind);
   for (auto &[name, array] : arrays) {
     auto error = [&](const std::string &message) {
-      return invalidArgument("{}: error: array '{}': {}", path.str(), name,
+      std::string shown;
+      llvm::raw_string_ostream os(shown);
+      llvm::printEscapedString(name, os);
+      return invalidArgument("{}: error: array '{}': {}", path.str(), os.str(),
                              message);
     };
     const Value *leaf = graph.lookupValue(name);

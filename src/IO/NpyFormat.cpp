@@ -27,6 +27,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/SwapByteOrder.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <fmt/format.h>
 
@@ -55,6 +56,15 @@ constexpr DTypeSpelling kSpellings[] = {
     {DType::F16, "<f2"}, {DType::F32, "<f4"}, {DType::F64, "<f8"},
     {DType::I8, "|i1"},  {DType::I32, "<i4"}, {DType::I64, "<i8"},
     {DType::Bool, "|b1"}};
+
+/// `text` with control and non-ASCII bytes escaped, so that a message quoting
+/// a file stays on one line.
+std::string escaped(llvm::StringRef text) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  llvm::printEscapedString(text, os);
+  return os.str();
+}
 
 std::optional<DType> dtypeOfDescr(llvm::StringRef descr) {
   for (const DTypeSpelling &spelling : kSpellings)
@@ -95,7 +105,7 @@ public:
       REMAT_ASSIGN_OR_RETURN(std::string key, parseString());
       skipSpaces();
       if (!rest_.consume_front(":"))
-        return error(fmt::format("expected ':' after '{}'", key));
+        return error(fmt::format("expected ':' after '{}'", escaped(key)));
       skipSpaces();
       REMAT_RETURN_IF_ERROR(parseEntry(key, header));
       skipSpaces();
@@ -119,7 +129,7 @@ public:
 private:
   absl::Status error(llvm::StringRef message) const {
     return invalidArgument("bad header: {} at '{}'", message.str(),
-                           rest_.take_front(12).str());
+                           escaped(rest_.take_front(12)));
   }
 
   void skipSpaces() { rest_ = rest_.ltrim(" \t\r\n"); }
@@ -127,7 +137,7 @@ private:
   absl::Status parseEntry(llvm::StringRef key, Header &header) {
     auto once = [&](bool seen) -> absl::Status {
       if (seen)
-        return invalidArgument("bad header: key '{}' repeated", key.str());
+        return invalidArgument("bad header: key '{}' repeated", escaped(key));
       return absl::OkStatus();
     };
     if (key == "descr") {
@@ -140,7 +150,7 @@ private:
       REMAT_RETURN_IF_ERROR(once(header.shape.has_value()));
       REMAT_ASSIGN_OR_RETURN(header.shape, parseShape());
     } else {
-      return invalidArgument("bad header: unknown key '{}'", key.str());
+      return invalidArgument("bad header: unknown key '{}'", escaped(key));
     }
     return absl::OkStatus();
   }
@@ -209,12 +219,12 @@ absl::StatusOr<NpyArray> arrayOf(const Header &header, llvm::StringRef data) {
   if (!dtype) {
     if (llvm::StringRef(*header.descr).startswith(">"))
       return invalidArgument("big-endian dtype '{}' is not supported",
-                             *header.descr);
+                             escaped(*header.descr));
     std::string known;
     for (const DTypeSpelling &spelling : kSpellings)
       known += (known.empty() ? "" : ", ") + spelling.descr.str();
     return invalidArgument("unsupported dtype '{}' (remat reads {})",
-                           *header.descr, known);
+                           escaped(*header.descr), known);
   }
   if (*header.fortranOrder)
     return invalidArgument("fortran_order arrays are not supported: save "

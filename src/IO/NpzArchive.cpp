@@ -16,7 +16,9 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <zip.h>
 
@@ -112,8 +114,11 @@ absl::StatusOr<NamedArrays> parseNpz(llvm::StringRef bytes,
       return located(invalidArgument("{}", zip_strerror(archive->get())));
     llvm::StringRef member(rawName);
     auto memberError = [&](const absl::Status &status) {
+      std::string name;
+      llvm::raw_string_ostream os(name);
+      llvm::printEscapedString(member, os);
       return invalidArgument("{}: error: member '{}': {}", fileName.str(),
-                             member.str(), std::string(status.message()));
+                             os.str(), std::string(status.message()));
     };
     llvm::StringRef name = member;
     if (!name.consume_back(".npy") || name.empty())

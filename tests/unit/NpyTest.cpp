@@ -211,6 +211,9 @@ TEST(NpyTest, MalformedFilesFailWithOneLine) {
       {npyFile(1, "{'descr': '<f4, 'fortran_order': False}", two),
        "bad header: expected ',' or '}' at 'fortran_orde'"},
       {npyFile(1, "{'descr': '<f4", two), "bad header: unterminated string"},
+      // Quoted bytes are escaped: the message stays on one line.
+      {npyFile(1, "{\x01\n}", two),
+       "bad header: expected a quoted string at '\\01\\0A}'"},
       {npyFile(1, "{'descr': '<f4', ", two), "bad header: expected a quoted string"},
       {npyFile(1, "{'descr': '<f4' 'shape': (2,)}", two),
        "bad header: expected ',' or '}'"},
