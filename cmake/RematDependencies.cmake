@@ -3,6 +3,11 @@ find_package(LLVM 14 REQUIRED CONFIG)
 find_package(absl REQUIRED CONFIG)
 find_package(fmt REQUIRED CONFIG)
 find_package(Eigen3 REQUIRED CONFIG)
+# .npz archives. Debian's libzip-config.cmake also declares the zipcmp, zipmerge
+# and ziptool programs, which libzip-dev does not ship, so it fails to load;
+# pkg-config finds the library alone.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 
 # LLVM's exported flags carry -fno-exceptions and -std=c++14; use only the include
 # directories and definitions, never LLVM_CXXFLAGS.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets everything up and runs every test: the unit, lit, malformed-input and
-# install tests in a normal build, the same under ASan+UBSan, and a short
-# libFuzzer run of the parser.
+# install tests in a normal build, the same under ASan+UBSan, and short
+# libFuzzer runs of the parser and of the .npy/.npz readers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -24,9 +24,17 @@ cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DREMAT_BUILD_FUZZERS=ON -DREMAT_BUILD_TESTS=ON \
   -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build build-fuzz -j "$jobs" --target remat-parser-fuzzer
+cmake --build build-fuzz -j "$jobs" --target remat-parser-fuzzer remat-npy-fuzzer
 fuzz_corpus=$(mktemp -d)
 cp tests/malformed/*.remat tests/fuzz/corpus/*.remat "$fuzz_corpus"/
 build-fuzz/tests/fuzz/remat-parser-fuzzer -max_total_time=60 -timeout=10 \
   -dict=tests/fuzz/text-ir.dict -artifact_prefix=build-fuzz/ "$fuzz_corpus"
+rm -rf "$fuzz_corpus"
+
+# The .npy/.npz readers under libFuzzer for 20 seconds, seeded with the files
+# numpy wrote (tests/fixtures/npy).
+fuzz_corpus=$(mktemp -d)
+cp tests/fixtures/npy/* "$fuzz_corpus"/
+build-fuzz/tests/fuzz/remat-npy-fuzzer -max_total_time=20 -timeout=10 \
+  -dict=tests/fuzz/npy.dict -artifact_prefix=build-fuzz/ "$fuzz_corpus"
 rm -rf "$fuzz_corpus"

@@ -15,6 +15,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "DataExchange.h"
 
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/TextFormat.h"
@@ -37,7 +38,8 @@ namespace {
 const CommandSpec &runSpec() {
   static const CommandSpec spec{
       .name = "run",
-      .synopsis = "FILE [--seed=N] [--check-grad [--samples=N]] "
+      .synopsis = "FILE [--seed=N] [--feeds=F.npz] [--params=F.npz] "
+                  "[--dump=DIR|F.npz] [--check-grad [--samples=N]] "
                   "[--compare=OTHER] [--tol=X] [--json] [-o OUT]",
       .description =
           "Runs the graph in FILE (`-` for stdin) on the reference CPU "
@@ -50,6 +52,18 @@ const CommandSpec &runSpec() {
       .options = {{.name = "seed",
                    .valueName = "N",
                    .help = "Seeds the inputs and params (default 0)."},
+                  {.name = "feeds",
+                   .valueName = "FILE",
+                   .help = "Reads inputs by name from FILE (.npz or .npy); "
+                           "the others keep their seeded data."},
+                  {.name = "params",
+                   .valueName = "FILE",
+                   .help = "Reads params by name from FILE (.npz or .npy); "
+                           "the others keep their seeded data."},
+                  {.name = "dump",
+                   .valueName = "DIR",
+                   .help = "Writes every output to DIR/NAME.npy, or to one "
+                           "archive when DIR ends in .npz."},
                   {.name = "check-grad",
                    .help = "Checks the gradients of the loss (output 0) "
                            "against finite differences."},
@@ -77,6 +91,9 @@ const CommandSpec &runSpec() {
 struct RunRequest {
   std::string path;
   uint64_t seed = 0;
+  std::optional<std::string> feedsPath;
+  std::optional<std::string> paramsPath;
+  std::optional<std::string> dumpPath;
   bool checkGrad = false;
   int64_t samples = 4;
   std::optional<std::string> comparePath;
@@ -96,6 +113,9 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
           "option '--seed' must be a non-negative integer, got '{}'", *seed);
     request.seed = uint64_t(value);
   }
+  request.feedsPath = args.get("feeds");
+  request.paramsPath = args.get("params");
+  request.dumpPath = args.get("dump");
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
   request.json = args.has("json");
@@ -299,14 +319,25 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   report.graph = graph->name().str();
   report.seed = request.seed;
   report.tolerance = request.tolerance;
+  TensorMap feeds;
+  if (request.feedsPath)
+    REMAT_RETURN_IF_ERROR(
+        loadLeafValues(*graph, *request.feedsPath, LeafKind::Input, feeds));
+  if (request.paramsPath)
+    REMAT_RETURN_IF_ERROR(
+        loadLeafValues(*graph, *request.paramsPath, LeafKind::Param, feeds));
   RunOptions options;
   options.seed = request.seed;
+  options.feeds = &feeds;
   REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
+  if (request.dumpPath)
+    REMAT_RETURN_IF_ERROR(dumpOutputs(report.run, *request.dumpPath));
   report.simulatedPeakBytes = simulateMemory(*graph).peakBytes;
   report.outputs = summarize(report.run);
   if (request.checkGrad) {
     GradientCheckOptions checkOptions;
     checkOptions.seed = request.seed;
+    checkOptions.feeds = &feeds;
     checkOptions.samplesPerParam = request.samples;
     checkOptions.tolerance = request.tolerance;
     REMAT_ASSIGN_OR_RETURN(report.gradients,

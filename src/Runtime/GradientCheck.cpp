@@ -9,6 +9,9 @@
 /// sampled entry then costs two runs of the forward graph in f64 with that
 /// entry of the (f64 copy of the) feeds moved by +h and -h and restored. The
 /// feeds are built once; only the entry under test changes between runs.
+/// Those runs use a copy of the forward graph in which every `stop_gradient`
+/// result is an input fed its unperturbed value, so that a perturbation does
+/// not flow where autodiff (rightly) sends no gradient.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,7 @@
 
 #include "Feeds.h"
 
+#include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Autodiff.h"
 #include "remat/Runtime/Executor.h"
@@ -117,6 +121,45 @@ absl::StatusOr<double> evaluateLoss(const Graph &forward,
   return result.outputs.front().second.at(0);
 }
 
+/// A copy of `forward` whose `stop_gradient` results are replaced by inputs
+/// (`NAME.held`), and `wideFeeds` extended with their values in the
+/// unperturbed widened run. The `stop_gradient` ops stay, unread.
+absl::StatusOr<std::unique_ptr<Graph>> holdStoppedValues(const Graph &forward,
+                                                         TensorMap &wideFeeds,
+                                                         uint64_t seed) {
+  std::unique_ptr<Graph> held = forward.clone();
+  std::vector<Op *> stops;
+  for (Op &op : held->ops())
+    if (op.kind() == "stop_gradient")
+      stops.push_back(&op);
+  if (stops.empty())
+    return held;
+
+  // One run with the stopped values as extra outputs records them.
+  std::vector<Value *> outputs(held->outputs().begin(), held->outputs().end());
+  for (Op *stop : stops)
+    held->addOutput(stop->result());
+  RunOptions options;
+  options.seed = seed;
+  options.feeds = &wideFeeds;
+  options.widenFloats = true;
+  REMAT_ASSIGN_OR_RETURN(RunResult recorded, runGraph(*held, options));
+  held->setOutputs(std::move(outputs));
+
+  Builder builder(*held);
+  for (size_t i = 0; i < stops.size(); ++i) {
+    Value *stopped = stops[i]->result();
+    builder.setInsertionPoint(stops[i]);
+    Value *input = builder.input(held->uniqueName(stopped->name().str() + ".held"),
+                                 stopped->type());
+    held->replaceAllUsesWith(stopped, input);
+    size_t output = recorded.outputs.size() - stops.size() + i;
+    wideFeeds.insert_or_assign(input->name().str(),
+                               std::move(recorded.outputs[output].second));
+  }
+  return held;
+}
+
 } // namespace
 
 absl::StatusOr<GradientCheckReport>
@@ -126,6 +169,9 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
   REMAT_ASSIGN_OR_RETURN(AutodiffResult autodiff, differentiate(*training));
 
   TensorMap feeds = makeFeeds(forward, options.seed);
+  if (options.feeds)
+    for (const auto &[name, tensor] : *options.feeds)
+      feeds.insert_or_assign(name, tensor);
   RunOptions analyticOptions;
   analyticOptions.seed = options.seed;
   analyticOptions.feeds = &feeds;
@@ -154,6 +200,8 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
   }
 
   TensorMap wideFeeds = widenFeeds(feeds);
+  REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> held,
+                         holdStoppedValues(forward, wideFeeds, options.seed));
   GradientCheckReport report;
   for (size_t index = 0; index < forward.params().size(); ++index) {
     const Value *param = forward.params()[index];
@@ -173,10 +221,10 @@ checkGradients(const Graph &forward, const GradientCheckOptions &options) {
       double h = options.step * std::max(1.0, std::fabs(original));
       data[entry] = original + h;
       absl::StatusOr<double> plus =
-          evaluateLoss(forward, wideFeeds, options.seed);
+          evaluateLoss(*held, wideFeeds, options.seed);
       data[entry] = original - h;
       absl::StatusOr<double> minus =
-          evaluateLoss(forward, wideFeeds, options.seed);
+          evaluateLoss(*held, wideFeeds, options.seed);
       data[entry] = original;
       REMAT_RETURN_IF_ERROR(plus.status());
       REMAT_RETURN_IF_ERROR(minus.status());

@@ -5,8 +5,9 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The checker on graphs whose gradients are known by hand, on a graph whose
-/// autodiff gradient is wrong on purpose, on its errors, and on zoo models.
+/// The checker on graphs whose gradients are known by hand, on a graph where
+/// autodiff and differences disagree on purpose (relu's kink), on graphs with
+/// `stop_gradient`, on its errors, and on zoo models.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -85,20 +86,74 @@ TEST(GradientCheckTest, SmallParamsAreCheckedEntirely) {
     EXPECT_EQ(report->samples[i].index, i);
 }
 
-TEST(GradientCheckTest, AWrongGradientFails) {
-  // stop_gradient makes autodiff's gradient of w zero, while the loss still
-  // moves with w: numeric = x != 0, analytic = 0, so the error is
-  // |0 - x| / max(0, |x|, floor) = 1 for every entry, as the floor is a
+/// loss = sum(relu(w - stop_gradient(w))) for w : f32[n]: the relu reads
+/// exactly 0, its kink.
+std::unique_ptr<Graph> kinkGraph(int64_t n) {
+  auto g = std::make_unique<Graph>("kink");
+  Builder b(*g);
+  Value *w = b.param("w", Type(DType::F32, {n}));
+  Value *zero =
+      b.op("sub", {w, b.op("stop_gradient", {w}, {}, "w.stopped")}, {}, "zero");
+  g->addOutput(b.op("reduce_sum", {b.op("relu", {zero}, {}, "r")}, {}, "loss"));
+  EXPECT_TRUE(b.status().ok()) << b.status();
+  return g;
+}
+
+TEST(GradientCheckTest, AGradientThatDisagreesFails) {
+  // At relu's kink autodiff takes the derivative 0 (docs/gradients.md), while
+  // central differences see (relu(h) - relu(-h)) / 2h = 0.5: the error is
+  // |0 - 0.5| / max(0, 0.5, floor) = 1 for every entry, as the floor is a
   // fraction of the largest analytic gradient entry: 0.
-  std::unique_ptr<Graph> g = dotGraph(6, /*stop=*/true);
+  std::unique_ptr<Graph> g = kinkGraph(6);
   absl::StatusOr<GradientCheckReport> report = checkGradients(*g);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_FALSE(report->passed);
   EXPECT_DOUBLE_EQ(report->worstError, 1);
   for (const GradientSample &sample : report->samples) {
     EXPECT_EQ(sample.analytic, 0);
-    EXPECT_NE(sample.numeric, 0);
+    EXPECT_NEAR(sample.numeric, 0.5, 1e-6);
   }
+}
+
+TEST(GradientCheckTest, StoppedValuesAreHeldWhileDifferencing) {
+  // sum(stop_gradient(w) * x) does not depend on w through the stopped path:
+  // autodiff gives 0, and so must the differences.
+  std::unique_ptr<Graph> g = dotGraph(6, /*stop=*/true);
+  GradientCheckOptions options;
+  options.samplesPerParam = 6;
+  absl::StatusOr<GradientCheckReport> report = checkGradients(*g, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->passed);
+  ASSERT_EQ(report->samples.size(), 6u);
+  for (const GradientSample &sample : report->samples) {
+    EXPECT_EQ(sample.analytic, 0);
+    EXPECT_EQ(sample.numeric, 0);
+  }
+}
+
+TEST(GradientCheckTest, StoppedSigmoidMixedIntoTheLoss) {
+  // s = sigmoid(x @ w + b), loss = sum(s * stop_gradient(s)): the gradient
+  // through s alone is s * s' per entry, half of what the differences see
+  // when the stopped copy moves too (relative error 0.5 at every entry).
+  auto g = std::make_unique<Graph>("stopped_sigmoid");
+  Builder b(*g);
+  Value *x = b.input("x", Type(DType::F32, {4, 3}));
+  Value *w = b.param("w", Type(DType::F32, {3, 5}));
+  Value *bias = b.param("b", Type(DType::F32, {5}));
+  Value *s = b.op("sigmoid",
+                  {b.op("add", {b.op("matmul", {x, w}, {}, "xw"), bias}, {},
+                        "z")},
+                  {}, "s");
+  Value *sg = b.op("stop_gradient", {s}, {}, "sg");
+  g->addOutput(b.op("reduce_sum", {b.op("mul", {s, sg}, {}, "m")}, {}, "loss"));
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  GradientCheckOptions options;
+  options.samplesPerParam = 15;
+  absl::StatusOr<GradientCheckReport> report = checkGradients(*g, options);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_TRUE(report->passed) << "worst error " << report->worstError;
+  EXPECT_LT(report->worstError, 1e-5);
+  EXPECT_EQ(report->samples.size(), 20u);
 }
 
 TEST(GradientCheckTest, Errors) {

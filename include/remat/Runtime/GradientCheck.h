@@ -15,6 +15,8 @@
 #ifndef REMAT_RUNTIME_GRADIENTCHECK_H
 #define REMAT_RUNTIME_GRADIENTCHECK_H
 
+#include "remat/Runtime/Executor.h"
+
 #include "absl/status/statusor.h"
 
 #include <cstdint>
@@ -28,6 +30,9 @@ class Graph;
 struct GradientCheckOptions {
   /// Seed of the feeds and of the sampled entries.
   uint64_t seed = 0;
+  /// Values for inputs and params by name, replacing their seeded data; may
+  /// be null or partial. Each must have its leaf's type.
+  const TensorMap *feeds = nullptr;
   /// Entries checked per param (all of them if the param is smaller).
   int64_t samplesPerParam = 4;
   /// Finite-difference step, relative to max(1, |entry|).

@@ -1,0 +1,50 @@
+//===- DataExchange.h - Values in and out of remat run -----------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `remat run --feeds`, `--params` and `--dump`: values by name read from and
+/// written to numpy files (docs/data-exchange.md). Private to src/Driver.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SRC_DRIVER_DATAEXCHANGE_H
+#define REMAT_SRC_DRIVER_DATAEXCHANGE_H
+
+#include "remat/IO/Npy.h"
+#include "remat/Runtime/Executor.h"
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace remat {
+class Graph;
+} // namespace remat
+
+namespace remat::driver {
+
+/// Reads the arrays of `path`, by the format its extension names: `.npz` or
+/// `.npy` (a new format is one more case here). Errors are located.
+absl::StatusOr<NamedArrays> loadArrays(llvm::StringRef path);
+
+/// The leaves a file gives values to.
+enum class LeafKind { Input, Param };
+
+/// Loads `path` into `feeds`: every array must name a leaf of `kind` of
+/// `graph` and have exactly its type. Leaves the file does not name are left
+/// out of `feeds` (the executor fills them from the seed).
+absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
+                            LeafKind kind, TensorMap &feeds);
+
+/// Writes every output of `run`: one `.npz` archive when `path` ends in
+/// `.npz`, else one `NAME.npy` per output in the directory `path` (created
+/// if needed), NAME being the output's name with every character outside
+/// `[A-Za-z0-9._-]` (and a leading `.`) replaced by `_`.
+absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path);
+
+} // namespace remat::driver
+
+#endif // REMAT_SRC_DRIVER_DATAEXCHANGE_H
