@@ -15,10 +15,12 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "DistributedSummary.h"
 
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
+#include "remat/Runtime/Distributed.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Runtime/GradientCheck.h"
 #include "remat/Support/Status.h"
@@ -38,7 +40,8 @@ const CommandSpec &runSpec() {
   static const CommandSpec spec{
       .name = "run",
       .synopsis = "FILE [--seed=N] [--check-grad [--samples=N]] "
-                  "[--compare=OTHER] [--tol=X] [--json] [-o OUT]",
+                  "[--compare=OTHER] [--tol=X] [--distributed] [--json] "
+                  "[-o OUT]",
       .description =
           "Runs the graph in FILE (`-` for stdin) on the reference CPU "
           "executor, its inputs and\nparams filled from the seed, and prints "
@@ -65,6 +68,9 @@ const CommandSpec &runSpec() {
                    .valueName = "X",
                    .help = "Largest relative error allowed (default 1e-3 "
                            "with --check-grad, 0 with --compare)."},
+                  {.name = "distributed",
+                   .help = "Runs one device per MPI rank (under mpirun) "
+                           "and reports each rank's figures."},
                   {.name = "json", .help = "Prints JSON instead of text."},
                   {.name = "output",
                    .shortName = 'o',
@@ -82,6 +88,7 @@ struct RunRequest {
   std::optional<std::string> comparePath;
   double tolerance = 0;
   bool json = false;
+  bool distributed = false;
 };
 
 absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
@@ -99,6 +106,10 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
   request.json = args.has("json");
+  request.distributed = args.has("distributed");
+  if (request.distributed && request.checkGrad)
+    return invalidArgument(
+        "options '--distributed' and '--check-grad' cannot be combined");
   if (request.checkGrad && request.comparePath)
     return invalidArgument(
         "options '--check-grad' and '--compare' cannot be combined");
@@ -159,6 +170,9 @@ struct RunReport {
   std::optional<std::string> comparePath;
   int64_t otherPeakBytes = 0;
   std::vector<OutputDiff> diffs;
+  std::optional<DistributedSummary> distributed;
+  /// A rank other than 0 of a distributed run: rank 0 reports.
+  bool silent = false;
 };
 
 /// JSON has no infinity or NaN: those become null.
@@ -205,6 +219,8 @@ void printJson(const RunReport &report, llvm::raw_ostream &os) {
         }
       });
     }
+    if (report.distributed)
+      printDistributedJson(*report.distributed, json);
     if (report.comparePath) {
       json.attributeObject("compare", [&] {
         json.attribute("other", *report.comparePath);
@@ -250,6 +266,8 @@ void printText(const RunReport &report, llvm::raw_ostream &os) {
                         worst.numeric);
     }
   }
+  if (report.distributed)
+    printDistributedText(*report.distributed, os);
   if (report.comparePath) {
     os << fmt::format("compare with {} (peak memory {})\n", *report.comparePath,
                       bytesText(report.otherPeakBytes));
@@ -273,6 +291,9 @@ void printText(const RunReport &report, llvm::raw_ostream &os) {
 
 /// The verdict of the checks, once the report is printed.
 absl::Status verdict(const RunReport &report) {
+  if (report.distributed && !report.distributed->replicasDiffering.empty())
+    return invalidArgument("output %{} differs from the other devices' copies",
+                           report.distributed->replicasDiffering.front());
   if (const auto &check = report.gradients; check && !check->passed) {
     const GradientSample &worst = check->samples[check->worstSample];
     return invalidArgument("gradient check failed: relative error {:.3g} at "
@@ -301,7 +322,17 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   report.tolerance = request.tolerance;
   RunOptions options;
   options.seed = request.seed;
-  REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
+  if (request.distributed) {
+    REMAT_ASSIGN_OR_RETURN(DistributedRun run, runDistributed(*graph, options));
+    report.silent = run.rank != 0;
+    if (report.silent)
+      return report;
+    REMAT_ASSIGN_OR_RETURN(report.distributed,
+                           summarizeDistributed(*graph, run));
+    report.run = std::move(run.run);
+  } else {
+    REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
+  }
   report.simulatedPeakBytes = simulateMemory(*graph).peakBytes;
   report.outputs = summarize(report.run);
   if (request.checkGrad) {
@@ -342,6 +373,8 @@ absl::Status runRunCommand(llvm::ArrayRef<std::string> argv,
   if (request.path == "-" && request.comparePath == "-")
     return invalidArgument("FILE and OTHER cannot both be stdin");
   REMAT_ASSIGN_OR_RETURN(RunReport report, execute(request, ctx));
+  if (report.silent)
+    return absl::OkStatus();
   REMAT_RETURN_IF_ERROR(
       writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
         if (request.json)
