@@ -333,7 +333,10 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   } else {
     REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
   }
-  report.simulatedPeakBytes = simulateMemory(*graph).peakBytes;
+  // A distributed run reports rank 0's device beside rank 0's measurement.
+  report.simulatedPeakBytes = report.distributed
+                                  ? report.distributed->simulated[0].peakBytes
+                                  : simulateMemory(*graph).peakBytes;
   report.outputs = summarize(report.run);
   if (request.checkGrad) {
     GradientCheckOptions checkOptions;
