@@ -21,6 +21,22 @@
 #include <algorithm>
 
 namespace remat {
+
+bool isAlias(const Op &op, unsigned i) {
+  return i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
+}
+
+const Value *storageOwner(const Value *value) {
+  while (isAlias(*value->producer(), value->resultIndex()))
+    value = value->producer()->operand(0);
+  return value;
+}
+
+int64_t ownedBytes(const Value &value) {
+  return isAlias(*value.producer(), value.resultIndex())
+             ? 0
+             : value.type().byteSize();
+}
 namespace {
 
 constexpr llvm::StringLiteral kGradSuffix = ".grad";
@@ -61,7 +77,7 @@ Liveness computeLiveness(const Graph &graph) {
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
       const Value *aliased = nullptr;
-      if (i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0)
+      if (isAlias(op, i))
         aliased = liveness.owner[op.operand(0)->id()];
       if (aliased) {
         liveness.owner[result->id()] = aliased;

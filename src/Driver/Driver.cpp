@@ -37,8 +37,11 @@ constexpr Subcommand kSubcommands[] = {
      driver::runDotCommand},
     {"ops", "[--markdown]", "Prints the reference of every op kind.",
      driver::runOpsCommand},
-    {"opt", "FILE -p PIPELINE [--verify-each] [--timing] [-o OUT]",
-     "Runs a pass pipeline on a graph and prints the result.",
+    {"opt",
+     "FILE [--strategy=S [--explain] [--report=FILE|-] | -p PIPELINE] "
+     "[--verify-each] [--timing] [-o OUT]",
+     "Turns a forward graph into its training graph with a checkpoint "
+     "strategy, or runs a pass pipeline.",
      driver::runOptCommand},
     {"run",
      "FILE [--seed=N] [--check-grad | --compare=OTHER] [--json] [-o OUT]",

@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <vector>
 
 namespace remat {
@@ -29,6 +30,7 @@ public:
     for (const Op &op : graph_.ops()) {
       REMAT_RETURN_IF_ERROR(verifyEdges(op));
       REMAT_RETURN_IF_ERROR(verifyTypes(op));
+      REMAT_RETURN_IF_ERROR(countBytes(op));
       scheduled_[op.id()] = true;
     }
     for (const Op &op : graph_.ops())
@@ -97,6 +99,23 @@ private:
     return absl::OkStatus();
   }
 
+  /// The bytes of all values together must fit in int64, views counted as if
+  /// they owned storage: every byte total the memory model takes (a peak, a
+  /// breakdown, a plan's kept bytes, the executor's live bytes) is a sum over
+  /// a subset of them, so none of those sums can wrap.
+  absl::Status countBytes(const Op &op) {
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+      const Value *result = op.result(i);
+      std::optional<int64_t> bytes = result->type().checkedByteSize();
+      if (!bytes || __builtin_add_overflow(totalBytes_, *bytes, &totalBytes_))
+        return opError(op, fmt::format("the graph's values need more than "
+                                       "2^63-1 bytes together (at %{} : {})",
+                                       result->name().str(),
+                                       result->type().str()));
+    }
+    return absl::OkStatus();
+  }
+
   /// Names are unique and use lists match the operand slots that read a value.
   absl::Status verifyResults(const Op &op) {
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
@@ -133,6 +152,7 @@ private:
   const VerifierOptions &options_;
   std::vector<bool> scheduled_;
   std::vector<unsigned> slotsReading_;
+  int64_t totalBytes_ = 0;
 };
 
 } // namespace

@@ -21,6 +21,7 @@
 #include "remat/Analysis/Placement.h"
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 #include "remat/Runtime/Allocator.h"
 #include "remat/Runtime/DeviceShare.h"
 #include "remat/Runtime/Kernel.h"
@@ -34,11 +35,6 @@
 
 namespace remat {
 namespace {
-
-/// Whether result `i` of `op` shares its operand 0's storage.
-bool aliasesOperand(const Op &op, unsigned i) {
-  return i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
-}
 
 /// The storage of one run: a buffer per owning value, by value id. Whatever
 /// is still held when the run ends (leaves, outputs, or everything after an
@@ -164,7 +160,7 @@ private:
                                          dtypeName(dtype).str()));
         continue;
       }
-      if (aliasesOperand(op, 0) || !runsHere(op) || isExchange(op))
+      if (isAlias(op, 0) || !runsHere(op) || isExchange(op))
         continue;
       if (!op.def().kernel || !op.def().kernel->run)
         return opError(op,
@@ -192,7 +188,7 @@ private:
       }
       for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
         unsigned id = op.result(i)->id();
-        owner_[id] = aliasesOperand(op, i) ? owner_[op.operand(0)->id()] : id;
+        owner_[id] = isAlias(op, i) ? owner_[op.operand(0)->id()] : id;
         if (op.hasFlag(OpFlagLeaf))
           pinned_.set(id);
       }
@@ -278,7 +274,7 @@ private:
         continue;
       }
       Type type = runtimeType(value);
-      void *data = aliasesOperand(op, i)
+      void *data = isAlias(op, i)
                        ? tensors_[op.operand(0)->id()].raw()
                        : storage_.allocate(value.id(), type.byteSize());
       tensors_[value.id()] = Tensor(std::move(type), data);
@@ -288,7 +284,7 @@ private:
       absl::Status status = options_.share->exchange(op, operands, results);
       if (!status.ok())
         return opError(op, std::string(status.message()));
-    } else if (!aliasesOperand(op, 0)) {
+    } else if (!isAlias(op, 0)) {
       KernelContext context(op, OpSignature(op.def(), operandTypes, op.attrs()),
                             operands, results);
       absl::Status status = op.def().kernel->run(context);

@@ -15,6 +15,7 @@
 #include "Feeds.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Runtime/Random.h"
 
@@ -190,10 +191,9 @@ std::vector<int64_t> computeIndexBounds(const Graph &graph) {
     }
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      bool keepsValues =
-          i == 0 && op.numOperands() > 0 &&
-          (op.hasFlag(OpFlagView) || op.kind() == "slice" ||
-           op.kind() == "transfer");
+      bool keepsValues = isAlias(op, i) ||
+                         (i == 0 && (op.kind() == "slice" ||
+                                     op.kind() == "transfer"));
       root[result->id()] = keepsValues ? root[op.operand(0)->id()] : result;
     }
   }

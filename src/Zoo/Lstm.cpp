@@ -87,7 +87,7 @@ ZooModel lstmModel() {
            .options = {{"steps", "100", "time steps (1..100000)"},
                        {"hidden", "512", "hidden and cell width"},
                        {"batch", "32", "batch size"},
-                       {"input", "= hidden", "input features per step"},
+                       {"input", "hidden", "input features per step"},
                        {"classes", "10", "output classes"}}},
           buildLstm};
 }

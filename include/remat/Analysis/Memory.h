@@ -25,6 +25,20 @@ class Graph;
 class Op;
 class Value;
 
+/// Whether result `i` of `op` shares the storage of the op's operand 0: result
+/// 0 of a view op (reshape, identity, stop_gradient, ...) that has operands.
+/// The one alias rule of the memory model; everything that counts bytes
+/// (simulation, schedule, planners, executor) asks here.
+bool isAlias(const Op &op, unsigned i);
+
+/// The value owning `value`'s storage: itself, or through chains of views
+/// the first value that is no alias. O(length of the view chain).
+const Value *storageOwner(const Value *value);
+
+/// The bytes `value` adds to memory when it is produced: its size, or 0 for
+/// an alias.
+int64_t ownedBytes(const Value &value);
+
 /// What the live bytes at one step are made of.
 struct MemoryBreakdown {
   int64_t params = 0;

@@ -1,5 +1,4 @@
-//===- Recompute.cpp - The recompute rewrite and the `recompute` pass
-//-------===//
+//===- RecomputePass.cpp - The `recompute` pass and its entry points ------===//
 //
 // Part of the remat project.
 //
@@ -20,7 +19,7 @@
 
 #include "remat/Pass/Recompute.h"
 
-#include "Pass/Recompute/Rematerializer.h"
+#include "Recompute/Rematerializer.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Pass.h"

@@ -10,7 +10,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/Recompute/Rematerializer.h"
+#include "Recompute/Rematerializer.h"
 
 #include "remat/IR/OpRegistry.h"
 

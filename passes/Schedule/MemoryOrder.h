@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// What `scheduleForMemory` (passes/Schedule.cpp) hands to its phases: the
+/// What `scheduleForMemory` (SchedulePass.cpp) hands to its phases: the
 /// graph as dense arrays (`ScheduleGraph`, built in one sweep over the IR so
 /// that the phases and the peak simulations of candidate orders never chase
 /// IR pointers), candidate orders over it, the order list the phases build

@@ -5,14 +5,14 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// What `selectCheckpoints` (passes/Checkpoints.cpp) hands to the strategies
+/// What `selectCheckpoints` (Strategies.cpp) hands to the strategies
 /// that live in their own files: the candidate values every strategy chooses
 /// from, and one entry point per larger strategy.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_SRC_PASS_STRATEGIES_STRATEGIES_H
-#define REMAT_SRC_PASS_STRATEGIES_STRATEGIES_H
+#ifndef REMAT_PASSES_PLANNING_STRATEGIES_H
+#define REMAT_PASSES_PLANNING_STRATEGIES_H
 
 #include "remat/Analysis/Walk.h"
 #include "remat/Pass/Checkpoints.h"
@@ -57,4 +57,4 @@ absl::StatusOr<CheckpointPlan> selectRegions(const Graph &forward,
 
 } // namespace remat::strategies
 
-#endif // REMAT_SRC_PASS_STRATEGIES_STRATEGIES_H
+#endif // REMAT_PASSES_PLANNING_STRATEGIES_H

@@ -10,17 +10,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/Recompute/Rematerializer.h"
+#include "Recompute/Rematerializer.h"
 
 #include <fmt/format.h>
 
 namespace remat::recompute {
-
-const Value *storageOwner(const Value *value) {
-  while (isAlias(*value->producer(), value->resultIndex()))
-    value = value->producer()->operand(0);
-  return value;
-}
 
 RegionTree::RegionTree(llvm::ArrayRef<RegionSpan> regions) {
   for (size_t i = 0; i < regions.size(); ++i) {

@@ -14,16 +14,11 @@
 #include "Strategies.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 
 #include <cmath>
 
 namespace remat::strategies {
-
-/// Bytes a candidate adds to its segment: a view aliases its operand, so it
-/// adds none.
-static int64_t segmentBytes(const Value &value) {
-  return value.producer()->hasFlag(OpFlagView) ? 0 : value.type().byteSize();
-}
 
 CheckpointPlan selectSqrtN(const Candidates &candidates) {
   CheckpointPlan plan;
@@ -33,7 +28,7 @@ CheckpointPlan selectSqrtN(const Candidates &candidates) {
   using Wide = __int128;
   Wide total = 0;
   for (const Value *value : candidates.values)
-    total += segmentBytes(*value);
+    total += ownedBytes(*value);
   if (total == 0)
     return plan;
   Wide segments = Wide(std::ceil(std::sqrt(double(candidates.values.size()))));
@@ -41,7 +36,7 @@ CheckpointPlan selectSqrtN(const Candidates &candidates) {
   // Keep when running / total >= 1 / segments, in integers.
   Wide running = 0;
   for (Value *value : candidates.values) {
-    running += segmentBytes(*value);
+    running += ownedBytes(*value);
     if (running * segments >= total) {
       plan.kept.push_back(value);
       running = 0;

@@ -1,4 +1,4 @@
-//===- Schedule.cpp - The memory-aware schedule pass ----------------------===//
+//===- SchedulePass.cpp - The memory-aware schedule pass ------------------===//
 //
 // Part of the remat project.
 //
@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `scheduleForMemory` copies the graph into dense arrays and builds
-/// candidate orders from them (src/Pass/Schedule/): sinking then hoisting
+/// candidate orders from them (the other files of this folder): sinking then hoisting
 /// the input order, hoisting it alone, and a greedy list schedule, itself
 /// sunk then hoisted. It simulates the peak of each and writes back the
 /// best only if it is strictly better than the input's (docs/schedule.md).
@@ -15,7 +15,7 @@
 
 #include "remat/Pass/Schedule.h"
 
-#include "Pass/Schedule/MemoryOrder.h"
+#include "Schedule/MemoryOrder.h"
 
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"

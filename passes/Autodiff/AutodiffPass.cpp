@@ -1,4 +1,4 @@
-//===- Autodiff.cpp - Reverse-mode gradient emission ------------------------===//
+//===- AutodiffPass.cpp - Reverse-mode gradient emission ------------------===//
 //
 // Part of the remat project.
 //

@@ -11,7 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/Recompute/Rematerializer.h"
+#include "Recompute/Rematerializer.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/IR/OpRegistry.h"

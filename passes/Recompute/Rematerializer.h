@@ -9,14 +9,15 @@
 /// concern: Levels.cpp decides what each level keeps and how it splits into
 /// segments, Rewrite.cpp makes and places the copies, ForcedDependency.cpp
 /// orders them with data instead of control dependencies. The walk is
-/// described in passes/Recompute.cpp and docs/recompute.md.
+/// described in RecomputePass.cpp and docs/recompute.md.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_SRC_PASS_RECOMPUTE_REMATERIALIZER_H
-#define REMAT_SRC_PASS_RECOMPUTE_REMATERIALIZER_H
+#ifndef REMAT_PASSES_RECOMPUTE_REMATERIALIZER_H
+#define REMAT_PASSES_RECOMPUTE_REMATERIALIZER_H
 
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 #include "remat/Pass/Recompute.h"
 
 #include "absl/container/flat_hash_map.h"
@@ -29,15 +30,6 @@
 #include <vector>
 
 namespace remat::recompute {
-
-/// Whether result `i` of `op` shares operand 0's storage
-/// (docs/memory-model.md).
-inline bool isAlias(const Op &op, unsigned i) {
-  return i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
-}
-
-/// The value owning `value`'s storage, through view ops.
-const Value *storageOwner(const Value *value);
 
 /// The selected regions that enclose each op, by depth.
 class RegionTree {
@@ -215,4 +207,4 @@ private:
 
 } // namespace remat::recompute
 
-#endif // REMAT_SRC_PASS_RECOMPUTE_REMATERIALIZER_H
+#endif // REMAT_PASSES_RECOMPUTE_REMATERIALIZER_H

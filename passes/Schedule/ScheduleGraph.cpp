@@ -16,6 +16,7 @@
 #include "MemoryOrder.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Analysis/Memory.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -101,7 +102,7 @@ ScheduleGraph::ScheduleGraph(const Graph &graph) {
       Index value = producer_.size();
       valueIndex[op.result(i)->id()] = value;
       producer_.push_back(index);
-      bool aliases = i == 0 && op.hasFlag(OpFlagView) && op.numOperands() > 0;
+      bool aliases = isAlias(op, i);
       owner_.push_back(aliases ? owner_[operandValues_[operandBegin_[index]]]
                                : value);
       bytes_.push_back(aliases ? 0 : op.result(i)->type().byteSize());

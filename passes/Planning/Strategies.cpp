@@ -1,4 +1,4 @@
-//===- Checkpoints.cpp - Which forward values to keep ---------------------===//
+//===- Strategies.cpp - Which forward values to keep ----------------------===//
 //
 // Part of the remat project.
 //
@@ -7,13 +7,13 @@
 /// \file
 /// Strategy parsing and printing, the candidate filter every strategy shares,
 /// and the strategies that fit in a few lines. `memory`, `sqrtn` and `regions`
-/// live in src/Pass/Strategies/.
+/// live in their own files of this folder.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "remat/Pass/Checkpoints.h"
 
-#include "Pass/Strategies/Strategies.h"
+#include "Planning/Strategies.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"

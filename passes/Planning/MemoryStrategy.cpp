@@ -1,4 +1,4 @@
-//===- Memory.cpp - The bottleneck strategy -------------------------------===//
+//===- MemoryStrategy.cpp - The bottleneck strategy -----------------------===//
 //
 // Part of the remat project.
 //
