@@ -14,3 +14,12 @@ pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
 add_library(remat_llvm INTERFACE)
 target_include_directories(remat_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
 target_link_libraries(remat_llvm INTERFACE LLVMSupport)
+
+# MPI is optional: without it the library and CLI build, and `remat run
+# --distributed` says so (docs/multi-device.md).
+find_package(MPI QUIET COMPONENTS CXX)
+if(MPI_CXX_FOUND)
+  set(REMAT_WITH_MPI ON)
+else()
+  set(REMAT_WITH_MPI OFF)
+endif()

@@ -16,10 +16,12 @@
 #include "CommandIO.h"
 #include "Commands.h"
 #include "DataExchange.h"
+#include "DistributedSummary.h"
 
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
+#include "remat/Runtime/Distributed.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Runtime/GradientCheck.h"
 #include "remat/Support/Status.h"
@@ -40,7 +42,8 @@ const CommandSpec &runSpec() {
       .name = "run",
       .synopsis = "FILE [--seed=N] [--feeds=F.npz] [--params=F.npz] "
                   "[--dump=DIR|F.npz] [--check-grad [--samples=N]] "
-                  "[--compare=OTHER] [--tol=X] [--json] [-o OUT]",
+                  "[--compare=OTHER] [--tol=X] [--distributed] [--json] "
+                  "[-o OUT]",
       .description =
           "Runs the graph in FILE (`-` for stdin) on the reference CPU "
           "executor, its inputs and\nparams filled from the seed, and prints "
@@ -79,6 +82,9 @@ const CommandSpec &runSpec() {
                    .valueName = "X",
                    .help = "Largest relative error allowed (default 1e-3 "
                            "with --check-grad, 0 with --compare)."},
+                  {.name = "distributed",
+                   .help = "Runs one device per MPI rank (under mpirun) "
+                           "and reports each rank's figures."},
                   {.name = "json", .help = "Prints JSON instead of text."},
                   {.name = "output",
                    .shortName = 'o',
@@ -99,6 +105,7 @@ struct RunRequest {
   std::optional<std::string> comparePath;
   double tolerance = 0;
   bool json = false;
+  bool distributed = false;
 };
 
 absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
@@ -119,6 +126,10 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
   request.json = args.has("json");
+  request.distributed = args.has("distributed");
+  if (request.distributed && request.checkGrad)
+    return invalidArgument(
+        "options '--distributed' and '--check-grad' cannot be combined");
   if (request.checkGrad && request.comparePath)
     return invalidArgument(
         "options '--check-grad' and '--compare' cannot be combined");
@@ -179,6 +190,9 @@ struct RunReport {
   std::optional<std::string> comparePath;
   int64_t otherPeakBytes = 0;
   std::vector<OutputDiff> diffs;
+  std::optional<DistributedSummary> distributed;
+  /// A rank other than 0 of a distributed run: rank 0 reports.
+  bool silent = false;
 };
 
 /// JSON has no infinity or NaN: those become null.
@@ -225,6 +239,8 @@ void printJson(const RunReport &report, llvm::raw_ostream &os) {
         }
       });
     }
+    if (report.distributed)
+      printDistributedJson(*report.distributed, json);
     if (report.comparePath) {
       json.attributeObject("compare", [&] {
         json.attribute("other", *report.comparePath);
@@ -270,6 +286,8 @@ void printText(const RunReport &report, llvm::raw_ostream &os) {
                         worst.numeric);
     }
   }
+  if (report.distributed)
+    printDistributedText(*report.distributed, os);
   if (report.comparePath) {
     os << fmt::format("compare with {} (peak memory {})\n", *report.comparePath,
                       bytesText(report.otherPeakBytes));
@@ -293,6 +311,9 @@ void printText(const RunReport &report, llvm::raw_ostream &os) {
 
 /// The verdict of the checks, once the report is printed.
 absl::Status verdict(const RunReport &report) {
+  if (report.distributed && !report.distributed->replicasDiffering.empty())
+    return invalidArgument("output %{} differs from the other devices' copies",
+                           report.distributed->replicasDiffering.front());
   if (const auto &check = report.gradients; check && !check->passed) {
     const GradientSample &worst = check->samples[check->worstSample];
     return invalidArgument("gradient check failed: relative error {:.3g} at "
@@ -329,10 +350,23 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   RunOptions options;
   options.seed = request.seed;
   options.feeds = &feeds;
-  REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
+  if (request.distributed) {
+    REMAT_ASSIGN_OR_RETURN(DistributedRun run, runDistributed(*graph, options));
+    report.silent = run.rank != 0;
+    if (report.silent)
+      return report;
+    REMAT_ASSIGN_OR_RETURN(report.distributed,
+                           summarizeDistributed(*graph, run));
+    report.run = std::move(run.run);
+  } else {
+    REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
+  }
   if (request.dumpPath)
     REMAT_RETURN_IF_ERROR(dumpOutputs(report.run, *request.dumpPath));
-  report.simulatedPeakBytes = simulateMemory(*graph).peakBytes;
+  // A distributed run reports rank 0's device beside rank 0's measurement.
+  report.simulatedPeakBytes = report.distributed
+                                  ? report.distributed->simulated[0].peakBytes
+                                  : simulateMemory(*graph).peakBytes;
   report.outputs = summarize(report.run);
   if (request.checkGrad) {
     GradientCheckOptions checkOptions;
@@ -373,6 +407,8 @@ absl::Status runRunCommand(llvm::ArrayRef<std::string> argv,
   if (request.path == "-" && request.comparePath == "-")
     return invalidArgument("FILE and OTHER cannot both be stdin");
   REMAT_ASSIGN_OR_RETURN(RunReport report, execute(request, ctx));
+  if (report.silent)
+    return absl::OkStatus();
   REMAT_RETURN_IF_ERROR(
       writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
         if (request.json)

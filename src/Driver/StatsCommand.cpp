@@ -17,6 +17,7 @@
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
+#include "remat/Analysis/Placement.h"
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/Support/Status.h"
@@ -60,6 +61,9 @@ struct GraphStats {
   MemoryProfile memory;
   /// The op at the peak step, described; empty for an empty graph.
   std::string peakOp;
+  /// Per device of a multi-device graph (docs/multi-device.md); empty when
+  /// the graph names no device or its placement does not hold.
+  std::vector<DeviceProfile> devices;
 };
 
 GraphStats computeStats(const Graph &graph) {
@@ -81,6 +85,9 @@ GraphStats computeStats(const Graph &graph) {
   if (stats.memory.peakStep >= 0)
     stats.peakOp =
         std::next(graph.ops().begin(), stats.memory.peakStep)->describe();
+  if (absl::StatusOr<Placement> placement = computePlacement(graph);
+      placement.ok())
+    stats.devices = profileDevices(graph, *placement);
   return stats;
 }
 
@@ -99,6 +106,17 @@ void printJson(const GraphStats &stats, llvm::raw_ostream &os) {
     json.attribute("peak_bytes", stats.memory.peakBytes);
     json.attribute("peak_step", stats.memory.peakStep);
     writeBreakdownJson(json, "peak_breakdown", stats.memory.peakBreakdown);
+    if (!stats.devices.empty())
+      json.attributeArray("devices", [&] {
+        for (const DeviceProfile &device : stats.devices)
+          json.object([&] {
+            json.attribute("device", device.device);
+            json.attribute("peak_bytes", device.peakBytes);
+            json.attribute("bytes_sent", device.bytesSent);
+            json.attribute("transfers_sent", device.transfersSent);
+            json.attribute("collective_calls", device.collectiveCalls);
+          });
+      });
   });
   os << '\n';
 }
@@ -130,6 +148,13 @@ void printText(const GraphStats &stats, llvm::raw_ostream &os) {
   os << fmt::format("  param grads  {}\n", bytesText(peak.paramGrads));
   os << fmt::format("  inputs       {}\n", bytesText(peak.inputs));
   os << fmt::format("  activations  {}\n", bytesText(peak.activations));
+  if (stats.devices.empty())
+    return;
+  os << "devices      peak, sent, transfers, collective calls\n";
+  for (const DeviceProfile &device : stats.devices)
+    os << fmt::format("  {:<10} {}  {}  {}  {}\n", device.device,
+                      bytesText(device.peakBytes), formatBytes(device.bytesSent),
+                      device.transfersSent, device.collectiveCalls);
 }
 
 } // namespace

@@ -99,6 +99,7 @@ void registerAllOps(OpRegistry &registry) {
   registerIndexingOps(registry);
   registerRandomOps(registry);
   registerLossOps(registry);
+  registerCommunicationOps(registry);
 }
 
 } // namespace remat

@@ -6,6 +6,7 @@
 
 #include "remat/Pass/PassRegistry.h"
 
+#include "remat/Pass/DataParallel.h"
 #include "remat/Pass/Passes.h"
 #include "remat/Support/Status.h"
 
@@ -197,6 +198,7 @@ void registerAllPasses(PassRegistry &registry) {
   registerAutodiffPass(registry);
   registerRecomputePass(registry);
   registerSchedulePass(registry);
+  registerDataParallelPass(registry);
   registerTestPrintAnalysisPasses(registry);
 }
 

@@ -18,10 +18,12 @@
 
 #include "Feeds.h"
 
+#include "remat/Analysis/Placement.h"
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
 #include "remat/Analysis/Memory.h"
 #include "remat/Runtime/Allocator.h"
+#include "remat/Runtime/DeviceShare.h"
 #include "remat/Runtime/Kernel.h"
 #include "remat/Support/Status.h"
 
@@ -101,11 +103,13 @@ public:
     countReaders();
     REMAT_RETURN_IF_ERROR(feedLeaves());
     for (const Op &op : graph_.ops())
-      if (!op.hasFlag(OpFlagLeaf))
+      if (!op.hasFlag(OpFlagLeaf) && runsHere(op))
         REMAT_RETURN_IF_ERROR(runOp(op));
     RunResult result;
     result.peakBytes = allocator_.peakBytes();
     for (const Value *output : graph_.outputs()) {
+      if (!holds(*output))
+        continue;
       const Tensor &tensor = tensors_[output->id()];
       HostTensor copy(tensor.type());
       copyConverting(tensor, copy.view());
@@ -118,6 +122,26 @@ public:
   }
 
 private:
+  /// Whether this process holds `value` (always, without a device share).
+  bool holds(const Value &value) const {
+    return !options_.share || options_.share->holds(value);
+  }
+
+  /// Whether this process takes part in `op`: it holds a result, or for a
+  /// cross-device op also an operand (it sends).
+  bool runsHere(const Op &op) const {
+    if (!options_.share)
+      return true;
+    auto held = [&](const Value *value) { return holds(*value); };
+    return llvm::any_of(op.results(), held) ||
+           (isExchange(op) && llvm::any_of(op.operands(), held));
+  }
+
+  /// Whether the device share runs `op` instead of a kernel.
+  bool isExchange(const Op &op) const {
+    return options_.share && Placement::isCrossDevice(op);
+  }
+
   /// The type a value has in this run: f32 becomes f64 when widening.
   Type runtimeType(const Value &value) const {
     if (options_.widenFloats && value.type().dtype() == DType::F32)
@@ -136,7 +160,7 @@ private:
                                          dtypeName(dtype).str()));
         continue;
       }
-      if (isAlias(op, 0))
+      if (isAlias(op, 0) || !runsHere(op) || isExchange(op))
         continue;
       if (!op.def().kernel || !op.def().kernel->run)
         return opError(op,
@@ -154,6 +178,8 @@ private:
     for (const Op &op : graph_.ops()) {
       ++step;
       for (const Value *operand : op.operands()) {
+        if (!holds(*operand))
+          continue;
         unsigned owner = owner_[operand->id()];
         if (stamp[owner] != step) {
           stamp[owner] = step;
@@ -168,7 +194,8 @@ private:
       }
     }
     for (const Value *output : graph_.outputs())
-      pinned_.set(owner_[output->id()]);
+      if (holds(*output))
+        pinned_.set(owner_[output->id()]);
   }
 
   /// Allocates every input and param before the first step, as the memory
@@ -242,6 +269,10 @@ private:
     llvm::SmallVector<Tensor, 2> results;
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value &value = *op.result(i);
+      if (!holds(value)) {
+        results.emplace_back();
+        continue;
+      }
       Type type = runtimeType(value);
       void *data = isAlias(op, i)
                        ? tensors_[op.operand(0)->id()].raw()
@@ -249,7 +280,11 @@ private:
       tensors_[value.id()] = Tensor(std::move(type), data);
       results.push_back(tensors_[value.id()]);
     }
-    if (!isAlias(op, 0)) {
+    if (isExchange(op)) {
+      absl::Status status = options_.share->exchange(op, operands, results);
+      if (!status.ok())
+        return opError(op, std::string(status.message()));
+    } else if (!isAlias(op, 0)) {
       KernelContext context(op, OpSignature(op.def(), operandTypes, op.attrs()),
                             operands, results);
       absl::Status status = op.def().kernel->run(context);
@@ -264,6 +299,8 @@ private:
   void releaseAfter(const Op &op) {
     ++step_;
     for (const Value *operand : op.operands()) {
+      if (!holds(*operand))
+        continue;
       unsigned owner = owner_[operand->id()];
       // An op reading an owner twice was counted once, so it decrements once.
       if (releaseStamp_[owner] == step_)
@@ -274,6 +311,8 @@ private:
     }
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       unsigned id = op.result(i)->id();
+      if (!holds(*op.result(i)))
+        continue;
       if (owner_[id] == id && pendingReads_[id] == 0 && !pinned_.test(id))
         storage_.release(id);
     }

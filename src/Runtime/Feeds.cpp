@@ -178,7 +178,8 @@ bool isRunnableDType(DType dtype) {
 }
 
 std::vector<int64_t> computeIndexBounds(const Graph &graph) {
-  // root[v]: the value v reads through a chain of views (v itself if none).
+  // root[v]: the value v reads through a chain of views, slices and
+  // transfers, which keep element values (v itself if none).
   std::vector<const Value *> root(graph.valueIdBound(), nullptr);
   std::vector<int64_t> bounds(graph.valueIdBound(), kDefaultIndexBound);
   std::vector<bool> indexed(graph.valueIdBound(), false);
@@ -190,8 +191,10 @@ std::vector<int64_t> computeIndexBounds(const Graph &graph) {
     }
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      bool aliases = isAlias(op, i);
-      root[result->id()] = aliases ? root[op.operand(0)->id()] : result;
+      bool keepsValues = isAlias(op, i) ||
+                         (i == 0 && (op.kind() == "slice" ||
+                                     op.kind() == "transfer"));
+      root[result->id()] = keepsValues ? root[op.operand(0)->id()] : result;
     }
   }
   return bounds;

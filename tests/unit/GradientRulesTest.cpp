@@ -453,6 +453,24 @@ std::vector<GradCase> gradCases() {
   add(opCase("upsample_nearest_1", "upsample_nearest", {f32({1, 1, 2, 2})},
              {{"scale", 1}}));
 
+  // Communication: one process runs both ends.
+  add({"all_reduce_3", [](Builder &b) {
+         Value *x = b.param("x", f32({2, 3}));
+         Value *y = b.param("y", f32({2, 3}));
+         Value *z = b.param("z", f32({2, 3}));
+         Op *sum = b.create("all_reduce", {x, y, z});
+         return std::vector<Value *>{sum->result(0), sum->result(1),
+                                     sum->result(2)};
+       }});
+  add({"transfer", [](Builder &b) {
+         Value *x = b.param("x", f32({2, 3}));
+         b.setDevice("gpu:0");
+         Value *h = b.op("tanh", {x});
+         b.setDevice("");
+         return std::vector<Value *>{
+             b.op("transfer", {h}, {{"to", std::string("gpu:1")}})};
+       }});
+
   // Indexing: indices are fed in range, with repeats likely.
   add({"embedding", [](Builder &b) {
          Value *table = b.param("table", f32({6, 4}));

@@ -106,6 +106,7 @@ void registerPoolingGradients(OpRegistry &registry);
 void registerIndexingGradients(OpRegistry &registry);
 void registerRandomGradients(OpRegistry &registry);
 void registerLossGradients(OpRegistry &registry);
+void registerCommunicationGradients(OpRegistry &registry);
 
 } // namespace remat
 

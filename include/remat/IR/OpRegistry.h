@@ -188,6 +188,7 @@ void registerPoolingOps(OpRegistry &registry);
 void registerIndexingOps(OpRegistry &registry);
 void registerRandomOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
+void registerCommunicationOps(OpRegistry &registry);
 
 } // namespace remat
 

@@ -28,6 +28,7 @@
 namespace remat {
 
 class Graph;
+class DeviceShare;
 
 /// Tensors by value name, in name order.
 using TensorMap = std::map<std::string, HostTensor, std::less<>>;
@@ -39,6 +40,10 @@ struct RunOptions {
   const TensorMap *feeds = nullptr;
   /// Runs f32 values as f64 (feeds are converted): for finite differences.
   bool widenFloats = false;
+  /// Set by the distributed runtime: the run then holds, computes and frees
+  /// only what `share` says this process holds, and hands cross-device ops
+  /// to it (remat/Runtime/DeviceShare.h). Null runs the whole graph here.
+  DeviceShare *share = nullptr;
 };
 
 struct RunResult {
@@ -46,7 +51,8 @@ struct RunResult {
   int64_t peakBytes = 0;
   /// Wall time of the run, feeding included.
   double seconds = 0;
-  /// Every graph output, in output order, with its value name.
+  /// Every graph output held by this process, in output order, with its
+  /// value name.
   std::vector<std::pair<std::string, HostTensor>> outputs;
 };
 

@@ -81,6 +81,7 @@ void registerPoolingKernels(OpRegistry &registry);
 void registerIndexingKernels(OpRegistry &registry);
 void registerRandomKernels(OpRegistry &registry);
 void registerLossKernels(OpRegistry &registry);
+void registerCommunicationKernels(OpRegistry &registry);
 
 } // namespace remat
 

@@ -21,6 +21,7 @@ void registerAllGradients(OpRegistry &registry) {
   registerIndexingGradients(registry);
   registerRandomGradients(registry);
   registerLossGradients(registry);
+  registerCommunicationGradients(registry);
 }
 
 } // namespace remat

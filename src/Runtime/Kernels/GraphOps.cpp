@@ -28,22 +28,7 @@ static absl::Status fill(const KernelContext &ctx, double value) {
 }
 
 static absl::Status addN(const KernelContext &ctx) {
-  const Tensor &y = ctx.result();
-  for (unsigned k = 0; k < ctx.numOperands(); ++k)
-    REMAT_RETURN_IF_ERROR(
-        expectDType(ctx.op().kind(), y.dtype(), {ctx.operand(k)}));
-  return dispatchNumeric(y.dtype(), ctx.op().kind(), [&]<typename T>() {
-    int64_t n = y.numel();
-    if (n == 0)
-      return;
-    T *out = y.data<T>();
-    std::copy_n(ctx.operand(0).data<T>(), n, out);
-    for (unsigned k = 1; k < ctx.numOperands(); ++k) {
-      const T *in = ctx.operand(k).data<T>();
-      for (int64_t i = 0; i < n; ++i)
-        out[i] = wrapAdd(out[i], in[i]);
-    }
-  });
+  return sumOperands(ctx, ctx.result());
 }
 
 void registerGraphOpKernels(OpRegistry &registry) {

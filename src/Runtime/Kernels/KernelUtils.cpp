@@ -6,6 +6,7 @@
 
 #include "KernelUtils.h"
 
+#include <algorithm>
 #include <cassert>
 
 namespace remat::kernels {
@@ -26,6 +27,24 @@ absl::Status expectDType(llvm::StringRef opName, DType dtype,
       return invalidArgument("'{}' mixes {} and {} tensors", opName.str(),
                              dtypeName(dtype).str(), dtypeName(t.dtype()).str());
   return absl::OkStatus();
+}
+
+absl::Status sumOperands(const KernelContext &ctx, const Tensor &out) {
+  for (unsigned k = 0; k < ctx.numOperands(); ++k)
+    REMAT_RETURN_IF_ERROR(
+        expectDType(ctx.op().kind(), out.dtype(), {ctx.operand(k)}));
+  return dispatchNumeric(out.dtype(), ctx.op().kind(), [&]<typename T>() {
+    int64_t n = out.numel();
+    if (n == 0)
+      return;
+    T *sum = out.data<T>();
+    std::copy_n(ctx.operand(0).data<T>(), n, sum);
+    for (unsigned k = 1; k < ctx.numOperands(); ++k) {
+      const T *in = ctx.operand(k).data<T>();
+      for (int64_t i = 0; i < n; ++i)
+        sum[i] = wrapAdd(sum[i], in[i]);
+    }
+  });
 }
 
 int64_t product(llvm::ArrayRef<int64_t> dims) {

@@ -121,6 +121,11 @@ absl::Status expectDType(llvm::StringRef opName, DType dtype,
 // Shapes and strides
 //===----------------------------------------------------------------------===//
 
+/// Fills `out` with the sum of `ctx`'s operands (all of `out`'s dtype and
+/// shape), added left to right: add_n and the one-process all_reduce agree bit
+/// for bit.
+absl::Status sumOperands(const KernelContext &ctx, const Tensor &out);
+
 /// Product of `dims` (1 for none).
 int64_t product(llvm::ArrayRef<int64_t> dims);
 

@@ -21,6 +21,7 @@ void registerAllKernels(OpRegistry &registry) {
   registerIndexingKernels(registry);
   registerRandomKernels(registry);
   registerLossKernels(registry);
+  registerCommunicationKernels(registry);
 }
 
 } // namespace remat
