@@ -17,6 +17,7 @@
 #include "Commands.h"
 
 #include "remat/Analysis/Memory.h"
+#include "remat/IO/Onnx.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
 #include "remat/Runtime/Executor.h"
@@ -29,6 +30,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace remat::driver {
@@ -37,7 +39,7 @@ namespace {
 const CommandSpec &runSpec() {
   static const CommandSpec spec{
       .name = "run",
-      .synopsis = "FILE [--seed=N] [--check-grad [--samples=N]] "
+      .synopsis = "FILE [--seed=N] [--params=MODEL.onnx] [--check-grad [--samples=N]] "
                   "[--compare=OTHER] [--tol=X] [--json] [-o OUT]",
       .description =
           "Runs the graph in FILE (`-` for stdin) on the reference CPU "
@@ -50,6 +52,11 @@ const CommandSpec &runSpec() {
       .options = {{.name = "seed",
                    .valueName = "N",
                    .help = "Seeds the inputs and params (default 0)."},
+                  {.name = "params",
+                   .valueName = "MODEL.onnx",
+                   .help = "Feeds the inputs and params named like the "
+                           "initializers of an ONNX model with their values "
+                           "(see docs/import.md)."},
                   {.name = "check-grad",
                    .help = "Checks the gradients of the loss (output 0) "
                            "against finite differences."},
@@ -80,6 +87,7 @@ struct RunRequest {
   bool checkGrad = false;
   int64_t samples = 4;
   std::optional<std::string> comparePath;
+  std::optional<std::string> paramsPath;
   double tolerance = 0;
   bool json = false;
 };
@@ -98,6 +106,7 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   }
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
+  request.paramsPath = args.get("params");
   request.json = args.has("json");
   if (request.checkGrad && request.comparePath)
     return invalidArgument(
@@ -292,6 +301,29 @@ absl::Status verdict(const RunReport &report) {
   return absl::OkStatus();
 }
 
+/// The tensors of an ONNX model, each reshaped to the leaf of `graph` with
+/// its name when only the dims differ (a conv bias [C] imports as [C, 1, 1]).
+absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
+                                         llvm::StringRef path) {
+  REMAT_ASSIGN_OR_RETURN(TensorMap tensors, readOnnxTensorsFile(path));
+  auto fit = [&](llvm::ArrayRef<Value *> leaves) {
+    for (const Value *leaf : leaves) {
+      auto it = tensors.find(leaf->name());
+      if (it == tensors.end() || it->second.type() == leaf->type() ||
+          it->second.dtype() != leaf->type().dtype() ||
+          it->second.numel() != leaf->type().numElements())
+        continue;
+      HostTensor reshaped(leaf->type());
+      std::memcpy(reshaped.view().raw(), it->second.view().raw(),
+                  size_t(leaf->type().byteSize()));
+      it->second = std::move(reshaped);
+    }
+  };
+  fit(graph.inputs());
+  fit(graph.params());
+  return tensors;
+}
+
 absl::StatusOr<RunReport> execute(const RunRequest &request,
                                   const CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(request.path));
@@ -301,6 +333,11 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   report.tolerance = request.tolerance;
   RunOptions options;
   options.seed = request.seed;
+  TensorMap params;
+  if (request.paramsPath) {
+    REMAT_ASSIGN_OR_RETURN(params, loadOnnxParams(*graph, *request.paramsPath));
+    options.feeds = &params;
+  }
   REMAT_ASSIGN_OR_RETURN(report.run, runGraph(*graph, options));
   report.simulatedPeakBytes = simulateMemory(*graph).peakBytes;
   report.outputs = summarize(report.run);
