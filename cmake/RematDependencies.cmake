@@ -8,6 +8,9 @@ find_package(Eigen3 REQUIRED CONFIG)
 # pkg-config finds the library alone.
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBZIP REQUIRED IMPORTED_TARGET libzip)
+# ONNX's package config names protobuf::libprotobuf without finding it.
+find_package(Protobuf REQUIRED)
+find_package(ONNX REQUIRED CONFIG)
 
 # LLVM's exported flags carry -fno-exceptions and -std=c++14; use only the include
 # directories and definitions, never LLVM_CXXFLAGS.

@@ -35,6 +35,8 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
      driver::runDotCommand},
+    {"import", "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] [-o OUT]",
+     "Imports an ONNX model as a training graph.", driver::runImportCommand},
     {"ops", "[--markdown]", "Prints the reference of every op kind.",
      driver::runOpsCommand},
     {"opt",

@@ -19,6 +19,7 @@
 #include "DistributedSummary.h"
 
 #include "remat/Analysis/Memory.h"
+#include "remat/IO/Onnx.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
 #include "remat/Runtime/Distributed.h"
@@ -32,6 +33,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace remat::driver {
@@ -62,7 +64,9 @@ const CommandSpec &runSpec() {
                   {.name = "params",
                    .valueName = "FILE",
                    .help = "Reads params by name from FILE (.npz or .npy); "
-                           "the others keep their seeded data."},
+                           "the others keep their seeded data. An ONNX model "
+                           "(.onnx) feeds the inputs and params named like "
+                           "its initializers (docs/import.md)."},
                   {.name = "dump",
                    .valueName = "DIR",
                    .help = "Writes every output to DIR/NAME.npy, or to one "
@@ -333,6 +337,29 @@ absl::Status verdict(const RunReport &report) {
   return absl::OkStatus();
 }
 
+/// The tensors of an ONNX model, each reshaped to the leaf of `graph` with
+/// its name when only the dims differ (a conv bias [C] imports as [C, 1, 1]).
+absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
+                                         llvm::StringRef path) {
+  REMAT_ASSIGN_OR_RETURN(TensorMap tensors, readOnnxTensorsFile(path));
+  auto fit = [&](llvm::ArrayRef<Value *> leaves) {
+    for (const Value *leaf : leaves) {
+      auto it = tensors.find(leaf->name());
+      if (it == tensors.end() || it->second.type() == leaf->type() ||
+          it->second.dtype() != leaf->type().dtype() ||
+          it->second.numel() != leaf->type().numElements())
+        continue;
+      HostTensor reshaped(leaf->type());
+      std::memcpy(reshaped.view().raw(), it->second.view().raw(),
+                  size_t(leaf->type().byteSize()));
+      it->second = std::move(reshaped);
+    }
+  };
+  fit(graph.inputs());
+  fit(graph.params());
+  return tensors;
+}
+
 absl::StatusOr<RunReport> execute(const RunRequest &request,
                                   const CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(request.path));
@@ -344,9 +371,15 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   if (request.feedsPath)
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.feedsPath, LeafKind::Input, feeds));
-  if (request.paramsPath)
+  if (request.paramsPath && llvm::StringRef(*request.paramsPath).endswith(".onnx")) {
+    REMAT_ASSIGN_OR_RETURN(TensorMap weights,
+                           loadOnnxParams(*graph, *request.paramsPath));
+    for (auto &[name, tensor] : weights)
+      feeds.insert_or_assign(name, std::move(tensor));
+  } else if (request.paramsPath) {
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.paramsPath, LeafKind::Param, feeds));
+  }
   RunOptions options;
   options.seed = request.seed;
   options.feeds = &feeds;

@@ -49,7 +49,7 @@ const std::set<std::string> &backwardOps() {
       "softmax_grad",      "log_softmax_grad",   "layer_norm_grad",
       "batch_norm_grad",   "conv2d_grad_input",  "conv2d_grad_filter",
       "max_pool2d_grad",   "avg_pool2d_grad",    "gather_grad",
-      "softmax_cross_entropy_grad"};
+      "softmax_cross_entropy_grad", "clip_grad"};
   return ops;
 }
 
@@ -300,11 +300,17 @@ std::vector<GradCase> gradCases() {
 
   // Elementwise unary.
   for (const char *kind : {"neg", "relu", "square", "exp", "tanh", "sigmoid",
-                           "gelu", "sin", "cos"}) {
+                           "gelu", "sin", "cos", "erf"}) {
     add(opCase(std::string(kind) + "_2d", kind, {f32({3, 4})}));
     add(opCase(std::string(kind) + "_f64", kind, {f64({5})}));
   }
   add(opCase("neg_scalar", "neg", {f32({})}));
+  // Bounds inside the fed range so that both clamps and the pass-through
+  // are differentiated.
+  add(opCase("clip_2d", "clip", {f32({4, 5})},
+             {{"min", Attribute(-0.3)}, {"max", Attribute(0.4)}}));
+  add(opCase("clip_relu6_f64", "clip", {f64({6})},
+             {{"min", Attribute(0.0)}, {"max", Attribute(6.0)}}));
   add(opCase("log_1d", "log", {f32({6})}));
   add(opCase("sqrt_1d", "sqrt", {f32({6})}));
   add({"log_of_exp_2d", [](Builder &b) {

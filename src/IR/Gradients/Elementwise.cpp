@@ -15,6 +15,7 @@
 #include "GradientUtils.h"
 
 #include <functional>
+#include <numbers>
 
 namespace remat {
 using namespace grad;
@@ -77,6 +78,19 @@ static void registerUnaryGradients(OpRegistry &registry) {
   });
   setUnary(registry, "cos", [](auto &ctx, Value *x, Value *, Value *dy) {
     return unary(ctx, "neg", binary(ctx, "mul", dy, unary(ctx, "sin", x)));
+  });
+  // d erf(x) = dy * 2 / sqrt(pi) * e^(-x^2).
+  setUnary(registry, "erf", [](auto &ctx, Value *x, Value *, Value *dy) {
+    Value *density = unary(ctx, "exp", unary(ctx, "neg", unary(ctx, "square", x)));
+    return binary(ctx, "mul", dy,
+                  binary(ctx, "mul", density,
+                         scalarLike(ctx, std::numbers::inv_sqrtpi * 2, x)));
+  });
+  setUnary(registry, "clip", [](auto &ctx, Value *x, Value *, Value *dy) {
+    const OpSignature &sig = ctx.signature();
+    return ctx.builder().op("clip_grad", {x, dy},
+                            {{"min", sig.getFloat("min")},
+                             {"max", sig.getFloat("max")}});
   });
   setUnary(registry, "relu", [](auto &ctx, Value *, Value *y, Value *dy) {
     return binary(ctx, "relu_grad", y, dy);

@@ -35,6 +35,20 @@ static absl::StatusOr<TypeList> inferFloatUnary(const OpSignature &sig) {
 }
 
 /// Two float operands of one type (the forward's x or y, and dy).
+/// The `min <= max` bounds of clip and clip_grad.
+static absl::Status checkClipBounds(const OpSignature &sig) {
+  double min = sig.getFloat("min"), max = sig.getFloat("max");
+  if (!(min <= max))
+    return invalidArgument("'{}' min {} must not exceed max {}",
+                           sig.def().name, min, max);
+  return absl::OkStatus();
+}
+
+static absl::StatusOr<TypeList> inferClip(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(checkClipBounds(sig));
+  return inferFloatUnary(sig);
+}
+
 static absl::StatusOr<TypeList> inferActivationGrad(const OpSignature &sig) {
   REMAT_RETURN_IF_ERROR(expectFloat(sig, 0));
   if (sig.operand(1) != sig.operand(0))
@@ -64,7 +78,8 @@ void registerElementwiseOps(OpRegistry &registry) {
                   Entry{"sigmoid", "1 / (1 + e^-x)."},
                   Entry{"gelu", "x * Phi(x), the exact (erf) form."},
                   Entry{"sqrt", "Square root."}, Entry{"sin", "Sine."},
-                  Entry{"cos", "Cosine."}})
+                  Entry{"cos", "Cosine."},
+                  Entry{"erf", "The Gauss error function."}})
     registry.add({.name = e.name,
                   .summary = e.summary,
                   .minOperands = 1,
@@ -82,6 +97,30 @@ void registerElementwiseOps(OpRegistry &registry) {
                   .maxOperands = 2,
                   .inferTypes = inferBinary,
                   .flops = flopsPerResultElement(1)});
+  registry.add(
+      {.name = "clip",
+       .summary = "min(max(x, min), max) of float x {min, max: floats, min <= "
+                  "max}; result x's type.",
+       .minOperands = 1,
+       .maxOperands = 1,
+       .attrs = {{"min", AttrKind::Float, std::nullopt},
+                 {"max", AttrKind::Float, std::nullopt}},
+       .inferTypes = inferClip,
+       .flops = flopsPerResultElement(2)});
+  registry.add(
+      {.name = "clip_grad",
+       .summary = "Backward of clip from its input x and dy {clip's "
+                  "attributes}: dy where min < x < max, else 0.",
+       .minOperands = 2,
+       .maxOperands = 2,
+       .attrs = {{"min", AttrKind::Float, std::nullopt},
+                 {"max", AttrKind::Float, std::nullopt}},
+       .inferTypes =
+           [](const OpSignature &sig) -> absl::StatusOr<TypeList> {
+         REMAT_RETURN_IF_ERROR(checkClipBounds(sig));
+         return inferActivationGrad(sig);
+       },
+       .flops = flopsPerResultElement(2)});
   struct GradEntry {
     const char *name;
     const char *summary;

@@ -148,6 +148,27 @@ template <bool FloatOnly, typename MakeF> Kernel binaryKernel(MakeF makeF) {
   }};
 }
 
+/// clip (`Grad` false) or clip_grad: operand 0 is x, and for clip_grad
+/// operand 1 is dy.
+template <bool Grad> Kernel clipKernel() {
+  return {[](const KernelContext &ctx) -> absl::Status {
+    const Tensor &x = ctx.operand(0);
+    const Tensor &y = ctx.result();
+    REMAT_RETURN_IF_ERROR(expectDType(ctx.op().kind(), x.dtype(), {y}));
+    double min = ctx.signature().getFloat("min");
+    double max = ctx.signature().getFloat("max");
+    return dispatchFloat(x.dtype(), ctx.op().kind(), [&]<typename T>() {
+      T lo = T(min), hi = T(max);
+      if constexpr (Grad)
+        binaryMap<T>(x, ctx.operand(1), y, [lo, hi](T v, T dy) {
+          return v > lo && v < hi ? dy : T(0);
+        });
+      else
+        unaryMap<T>(x, y, [lo, hi](T v) { return std::min(std::max(v, lo), hi); });
+    });
+  }};
+}
+
 } // namespace
 
 void registerElementwiseKernels(OpRegistry &registry) {
@@ -187,6 +208,12 @@ void registerElementwiseKernels(OpRegistry &registry) {
   registry.setKernel("cos", unaryKernel<true>([]<typename T>(T) {
                        return [](T x) { return std::cos(x); };
                      }));
+
+  registry.setKernel("erf", unaryKernel<true>([]<typename T>(T) {
+                       return [](T x) { return std::erf(x); };
+                     }));
+  registry.setKernel("clip", clipKernel<false>());
+  registry.setKernel("clip_grad", clipKernel<true>());
 
   registry.setKernel("add", binaryKernel<false>([]<typename T>(T) {
                        return [](T a, T b) { return wrapAdd(a, b); };
