@@ -9,3 +9,8 @@ find_package(Eigen3 REQUIRED CONFIG)
 add_library(remat_llvm INTERFACE)
 target_include_directories(remat_llvm SYSTEM INTERFACE ${LLVM_INCLUDE_DIRS})
 target_link_libraries(remat_llvm INTERFACE LLVMSupport)
+
+# COIN-OR CBC (the `ilp` planner's MILP solver) ships a pkg-config file but no CMake
+# config.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)
