@@ -199,6 +199,17 @@ TEST(CheckmateIlpTest, FourOpChainNeedsOneRecomputationInFourBytes) {
   EXPECT_EQ(solve(problem).status, IlpStatusKind::Infeasible);
 }
 
+/// Nodes f0 f1 g2 h3 g4 g5 h6 g7 g8 of ValueRecomputedTwice, no budget.
+RematProblem recomputedTwiceProblem() {
+  RematProblem problem;
+  problem.nodes = {
+      {1, 1, {}, false}, {100, 1, {0}, false}, {1, 1, {1, 0}, true},
+      {1, 3, {2}, true}, {1, 1, {3}, true},    {1, 1, {4, 0}, true},
+      {1, 3, {5}, true}, {1, 1, {6}, true},    {1, 1, {7, 0}, true},
+  };
+  return problem;
+}
+
 // f0 (1 byte, 1 FLOP) is read by the gradients g2, g5 and g8; between them
 // h3 and h6 (3 bytes) each run with a 1-byte neighbour (g2 + h3, h3 + g4,
 // g5 + h6, h6 + g7: 4 bytes). In 4 bytes f0 cannot stay resident through
@@ -206,12 +217,7 @@ TEST(CheckmateIlpTest, FourOpChainNeedsOneRecomputationInFourBytes) {
 // g4 or g7 is computed (5 bytes), so it is recomputed at stage 5 (g4 f0 g5:
 // 3 bytes) and again at stage 8: 108 + 2. In 5 bytes it stays: 108.
 TEST(CheckmateIlpTest, ValueRecomputedTwice) {
-  RematProblem problem;
-  problem.nodes = {
-      {1, 1, {}, false},     {100, 1, {0}, false}, {1, 1, {1, 0}, true},
-      {1, 3, {2}, true},     {1, 1, {3}, true},    {1, 1, {4, 0}, true},
-      {1, 3, {5}, true},     {1, 1, {6}, true},    {1, 1, {7, 0}, true},
-  };
+  RematProblem problem = recomputedTwiceProblem();
   problem.budgetBytes = 4;
   IlpResult tight = solve(problem);
   EXPECT_EQ(tight.status, IlpStatusKind::Optimal);
@@ -314,19 +320,20 @@ TEST(CheckmateIlpTest, WarmStartKeepsOptimum) {
 // Starting from the 4-byte plan of ValueRecomputedTwice (110) in 5 bytes,
 // the solver still finds the 108 that keeps f0.
 TEST(CheckmateIlpTest, WarmStartFromWorsePlanImproves) {
-  RematProblem problem;
-  problem.nodes = {
-      {1, 1, {}, false},     {100, 1, {0}, false}, {1, 1, {1, 0}, true},
-      {1, 3, {2}, true},     {1, 1, {3}, true},    {1, 1, {4, 0}, true},
-      {1, 3, {5}, true},     {1, 1, {6}, true},    {1, 1, {7, 0}, true},
-  };
+  RematProblem problem = recomputedTwiceProblem();
   problem.budgetBytes = 4;
   IlpResult tight = solve(problem);
   ASSERT_EQ(tight.status, IlpStatusKind::Optimal);
   problem.budgetBytes = 5;
   IlpOptions options;
   options.warmStart = tight.schedule;
+  options.logLevel = 1;
+  ::testing::internal::CaptureStderr();
   IlpResult result = solve(problem, options);
+  // CBC accepted the start: its rematerialization cost is 2.
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find(
+                "MIPStart provided solution with cost 2"),
+            std::string::npos);
   EXPECT_EQ(result.status, IlpStatusKind::Optimal);
   EXPECT_EQ(result.cost.cost, 108);
 }
@@ -354,10 +361,46 @@ TEST(CheckmateIlpTest, SixtyNodeChainIsProvenOptimal) {
   // Forward values 0..29 are live together at stage 30: 31 bytes.
   EXPECT_EQ(keepAll->peakBytes, 31);
   problem.budgetBytes = 20;
-  IlpResult result = solve(problem);
+  IlpOptions options;
+  std::vector<IlpProgress> progress;
+  options.onProgress = [&](const IlpProgress &p) { progress.push_back(p); };
+  IlpResult result = solve(problem, options);
   EXPECT_EQ(result.status, IlpStatusKind::Optimal);
   EXPECT_GT(result.cost.recomputeCost, 0);
   EXPECT_EQ(result.gap, 0.0);
+  // Each incumbent reported is a schedule at least as costly as the optimum
+  // and each bound at most the optimum.
+  ASSERT_FALSE(progress.empty());
+  bool sawIncumbent = false;
+  for (const IlpProgress &p : progress) {
+    EXPECT_LE(p.bound, double(result.cost.recomputeCost) + 1e-6);
+    if (p.incumbent) {
+      sawIncumbent = true;
+      EXPECT_GE(*p.incumbent, double(result.cost.recomputeCost) - 1e-6);
+    }
+  }
+  EXPECT_TRUE(sawIncumbent);
+}
+
+// CBC's driver prints on stdout by itself; the library keeps stdout clean and
+// logs on stderr only when asked.
+TEST(CheckmateIlpTest, LogGoesToStderrOnlyWhenAsked) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 4;
+  IlpOptions options;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(solve(problem, options).cost.cost, 9);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+
+  options.logLevel = 1;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(solve(problem, options).cost.cost, 9);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("Optimal solution"),
+            std::string::npos);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
 }
 
 TEST(CheckmateIlpTest, CheckerReportsBrokenRules) {

@@ -15,7 +15,6 @@
 
 #include "CheckmateIlp.h"
 
-
 #include <memory>
 
 class OsiClpSolverInterface;
@@ -80,8 +79,7 @@ scheduleColumns(const RematProblem &problem, const RematDag &dag,
 /// The schedule a solution's column values encode, with recomputations of
 /// resident nodes dropped.
 RematSchedule columnsSchedule(const RematProblem &problem,
-                              const IlpColumns &columns,
-                              const double *values);
+                              const IlpColumns &columns, const double *values);
 
 } // namespace remat::ilp
 

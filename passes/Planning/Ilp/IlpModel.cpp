@@ -123,8 +123,7 @@ absl::StatusOr<IlpModel> buildIlpModel(const RematProblem &problem,
       if (!dag.readLaterThan(i, t, problem))
         upper[s] = 0.0;
     }
-    double budget =
-        double(problem.budgetBytes / int64_t(model.byteScale));
+    double budget = double(problem.budgetBytes / int64_t(model.byteScale));
     for (int k = 0; k <= t; ++k)
       upper[col.u(t, k)] = budget;
   }
@@ -140,9 +139,9 @@ absl::StatusOr<IlpModel> buildIlpModel(const RematProblem &problem,
       }
       // A computation reads each dependency computed or resident: (1).
       for (int dep : dag.deps[k])
-        rows.add({{col.r(t, k), 1.0}, {col.r(t, dep), -1.0},
-                  {col.s(t, dep), -1.0}},
-                 -COIN_DBL_MAX, 0.0);
+        rows.add(
+            {{col.r(t, k), 1.0}, {col.r(t, dep), -1.0}, {col.s(t, dep), -1.0}},
+            -COIN_DBL_MAX, 0.0);
       // FREE[t][k][i] is at most the product that frees i after k: (4).
       for (int j = 0, e = int(sources.size()); j < e; ++j) {
         int freeColumn = col.free(t, k, j);
@@ -192,9 +191,8 @@ absl::StatusOr<IlpModel> buildIlpModel(const RematProblem &problem,
   }
 
   model.solver = std::make_unique<OsiClpSolverInterface>();
-  model.solver->loadProblem(rows.matrix(numColumns), lower.data(),
-                            upper.data(), objective.data(), rows.lower(),
-                            rows.upper());
+  model.solver->loadProblem(rows.matrix(numColumns), lower.data(), upper.data(),
+                            objective.data(), rows.lower(), rows.upper());
   model.solver->setInteger(integers.data(), int(integers.size()));
   model.solver->setObjSense(1.0);
   return model;

@@ -58,10 +58,9 @@ static absl::Status checkStageBits(const RematProblem &problem,
 /// Walks stage `t` of `schedule` after checking its rules, calling
 /// `onStep(k, bytes)` per computed node k in order with the bytes live while
 /// k is computed: its output, its inputs and `constantBytes` included.
-static absl::Status
-walkStage(const RematProblem &problem, const RematDag &dag,
-          const RematSchedule &schedule, int t,
-          llvm::function_ref<void(int, int64_t)> onStep) {
+static absl::Status walkStage(const RematProblem &problem, const RematDag &dag,
+                              const RematSchedule &schedule, int t,
+                              llvm::function_ref<void(int, int64_t)> onStep) {
   REMAT_RETURN_IF_ERROR(checkStageBits(problem, schedule, t));
   int n = int(problem.nodes.size());
   const llvm::BitVector &compute = schedule.compute[t];
@@ -124,8 +123,8 @@ absl::StatusOr<ScheduleCost> evaluateSchedule(const RematProblem &problem,
   for (const RematNode &node : problem.nodes)
     overflow |= llvm::AddOverflow(baseCost, node.cost, baseCost);
   for (int t = 0; t < int(n); ++t) {
-    REMAT_RETURN_IF_ERROR(walkStage(
-        problem, dag, schedule, t, [&](int node, int64_t liveBytes) {
+    REMAT_RETURN_IF_ERROR(
+        walkStage(problem, dag, schedule, t, [&](int node, int64_t liveBytes) {
           overflow |= llvm::AddOverflow(result.cost, problem.nodes[node].cost,
                                         result.cost);
           if (liveBytes > result.peakBytes) {
