@@ -300,6 +300,10 @@ TEST(CheckmateIlpTest, MatchesBruteForceOnRandomDags) {
       EXPECT_EQ(result.status, IlpStatusKind::Optimal);
       EXPECT_EQ(result.cost.cost, *expected);
       recomputing += result.cost.recomputeCost > 0;
+      // Single-threaded with fixed seeds: the same schedule every time.
+      IlpResult again = solve(problem);
+      EXPECT_EQ(again.schedule.compute, result.schedule.compute);
+      EXPECT_EQ(again.schedule.resident, result.schedule.resident);
     }
   }
   // The budgets exercise all three outcomes, not only the easy ones.
