@@ -109,7 +109,9 @@ struct IlpProgress {
 
 /// How the MILP is solved.
 struct IlpOptions {
-  /// Wall-clock limit for CBC; the best schedule found by then is returned.
+  /// Wall-clock limit for CBC's search; the best schedule found by then is
+  /// returned. Soft: model building, preprocessing and root heuristics may
+  /// overrun it (docs/planning-ilp.md gives figures).
   double timeLimitSeconds = 600;
   /// Stop once the proven relative gap is at most this (0: prove optimality).
   double relativeGap = 0;
@@ -151,7 +153,9 @@ struct IlpResult {
 };
 
 /// Finds the schedule of least cost whose peak is within the budget. Errors:
-/// a malformed problem, an invalid warm start, or a CBC failure.
+/// a malformed problem, a warm start that fails `checkSchedule`, a model of
+/// more than INT_MAX columns, or (internal) a CBC solution that fails the
+/// exact check.
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                                             const IlpOptions &options = {});
 
