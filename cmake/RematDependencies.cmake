@@ -26,3 +26,6 @@ if(MPI_CXX_FOUND)
 else()
   set(REMAT_WITH_MPI OFF)
 endif()
+# COIN-OR CBC (the `ilp` planner's MILP solver) ships a pkg-config file but no CMake
+# config.
+pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)

@@ -1,0 +1,86 @@
+//===- IlpInternal.h - Shared internals of the Checkmate MILP ---*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What the files of passes/Planning/Ilp/ share and nobody else uses: the
+/// DAG's edges in both directions and the MILP's columns and rows.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PASSES_PLANNING_ILP_ILPINTERNAL_H
+#define REMAT_PASSES_PLANNING_ILP_ILPINTERNAL_H
+
+#include "CheckmateIlp.h"
+
+#include <memory>
+
+class OsiClpSolverInterface;
+
+namespace remat::ilp {
+
+/// The edges of a validated problem, each list sorted and without duplicates.
+struct RematDag {
+  std::vector<std::vector<int>> deps;
+  std::vector<std::vector<int>> readers;
+  /// Whether a node of index at least `t` or any forward node reads `i`: the
+  /// nodes worth keeping resident at stage `t`.
+  bool readLaterThan(int i, int t, const RematProblem &problem) const;
+};
+
+RematDag buildDag(const RematProblem &problem);
+
+/// The MILP's column layout. R, S and U are lower-triangular, stage-major;
+/// FREE[t][k][j] pairs the computation of k in stage t with the j-th node of
+/// `freeSources(k)` (its deps, then k itself).
+class IlpColumns {
+public:
+  IlpColumns(const RematProblem &problem, const RematDag &dag);
+
+  int numColumns() const { return numColumns_; }
+  int r(int t, int i) const { return int(triangle(t) + i); }
+  int s(int t, int i) const { return int(sBase_ + triangle(t - 1) + i); }
+  int u(int t, int k) const { return int(uBase_ + triangle(t) + k); }
+  int free(int t, int k, int j) const {
+    return int(freeBase_ + freeStart_[t] + freeOffset_[k] + j);
+  }
+  /// The nodes whose memory may be freed right after computing `k`.
+  llvm::ArrayRef<int> freeSources(int k) const { return freeSources_[k]; }
+
+private:
+  /// 0 + 1 + ... + t.
+  static int64_t triangle(int t) { return int64_t(t) * (t + 1) / 2; }
+
+  int64_t sBase_ = 0, uBase_ = 0, freeBase_ = 0;
+  std::vector<int64_t> freeOffset_, freeStart_;
+  std::vector<std::vector<int>> freeSources_;
+  int numColumns_ = 0;
+};
+
+/// The MILP of docs/planning-ilp.md loaded into a CLP solver, with the
+/// layout of its columns; bytes are in units of `byteScale`.
+struct IlpModel {
+  std::unique_ptr<OsiClpSolverInterface> solver;
+  std::unique_ptr<IlpColumns> columns;
+  double byteScale = 1;
+};
+
+/// Builds the MILP; an error when it would have more than INT_MAX columns.
+absl::StatusOr<IlpModel> buildIlpModel(const RematProblem &problem,
+                                       const RematDag &dag);
+
+/// The R and S column values of `schedule`, a valid schedule.
+std::vector<std::pair<int, double>>
+scheduleColumns(const RematProblem &problem, const RematDag &dag,
+                const IlpColumns &columns, const RematSchedule &schedule);
+
+/// The schedule a solution's column values encode, with recomputations of
+/// resident nodes dropped.
+RematSchedule columnsSchedule(const RematProblem &problem,
+                              const IlpColumns &columns, const double *values);
+
+} // namespace remat::ilp
+
+#endif // REMAT_PASSES_PLANNING_ILP_ILPINTERNAL_H

@@ -1,0 +1,216 @@
+//===- IlpSolve.cpp - Solving the Checkmate MILP on CBC -------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Runs CBC's standard driver (preprocessing, cuts, heuristics) on the model
+/// of IlpModel.cpp: time limit, gap, seeds, warm start, progress events, and
+/// the outcome checked against the exact memory accounting.
+///
+//===----------------------------------------------------------------------===//
+
+#include "CheckmateIlp.h"
+#include "IlpInternal.h"
+
+#include "remat/Support/Status.h"
+
+#include <coin/CbcEventHandler.hpp>
+#include <coin/CbcModel.hpp>
+#include <coin/CbcSolver.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+namespace remat::ilp {
+namespace {
+
+/// CBC's lower bound as a bound on an integer cost: rounded up, with slack
+/// for its tolerance, and never below 0.
+double integerBound(double bound) {
+  return std::max(0.0, std::ceil(bound - 1e-6));
+}
+
+/// Forwards CBC's search state to `IlpOptions::onProgress`: on every new
+/// incumbent, otherwise at most once a second.
+class ProgressHandler : public CbcEventHandler {
+public:
+  explicit ProgressHandler(const std::function<void(const IlpProgress &)> &sink)
+      : sink_(sink) {}
+
+  CbcEventHandler *clone() const override { return new ProgressHandler(*this); }
+
+  CbcAction event(CbcEvent which) override {
+    bool found = which == solution || which == heuristicSolution;
+    if (!found && which != node && which != endSearch)
+      return noAction;
+    // Heuristics (RINS, proximity search) run sub-searches whose objective
+    // is not the problem's.
+    if (model_->parentModel())
+      return noAction;
+    double seconds = model_->getCurrentSeconds();
+    if (!found && which == node && seconds < lastReport_ + 1.0)
+      return noAction;
+    lastReport_ = seconds;
+    IlpProgress progress;
+    progress.seconds = seconds;
+    progress.bound = integerBound(model_->getBestPossibleObjValue());
+    progress.nodes = model_->getNodeCount();
+    if (model_->bestSolution()) {
+      double incumbent = model_->getObjValue();
+      progress.incumbent = incumbent;
+      progress.gap =
+          incumbent > 0 ? (incumbent - progress.bound) / incumbent : 0.0;
+    }
+    sink_(progress);
+    return noAction;
+  }
+
+private:
+  std::function<void(const IlpProgress &)> sink_;
+  double lastReport_ = -1.0;
+};
+
+/// CBC's driver prints parts of its log (the banner, preprocessing, the
+/// search of the preprocessed model) on stdout, where remat writes its IR;
+/// while the driver runs, file descriptor 1 points at stderr.
+class StdoutToStderr {
+public:
+  StdoutToStderr() {
+    std::cout.flush();
+    std::fflush(stdout);
+    saved_ = dup(STDOUT_FILENO);
+    if (saved_ >= 0)
+      dup2(STDERR_FILENO, STDOUT_FILENO);
+  }
+  ~StdoutToStderr() {
+    std::cout.flush();
+    std::fflush(stdout);
+    if (saved_ >= 0) {
+      dup2(saved_, STDOUT_FILENO);
+      close(saved_);
+    }
+  }
+
+private:
+  int saved_ = -1;
+};
+
+/// CBC's command line for `options`.
+std::vector<std::string> driverArguments(const IlpOptions &options) {
+  return {"remat-ilp", "-log", std::to_string(options.logLevel), "-timeMode",
+          "elapsed", "-seconds", fmt::format("{}", options.timeLimitSeconds),
+          "-ratioGap", fmt::format("{}", options.relativeGap), "-allowableGap",
+          "0", "-threads", "0", "-randomSeed", std::to_string(options.seed),
+          "-randomCbcSeed", std::to_string(options.seed),
+          // On training chains the LP bound, rounded up, is already tight and
+          // the root cuts never moved it; the time goes to finding schedules
+          // (docs/planning-ilp.md has the figures).
+          "-cuts", "off", "-rins", "on", "-dins", "on", "-proximity", "on",
+          "-solve", "-quit"};
+}
+
+} // namespace
+
+/// Names every column and returns `schedule` as a MIP start by those names:
+/// CBC's driver fixes its integers and completes U and FREE by an LP.
+static std::vector<std::pair<std::string, double>>
+mipStart(const RematProblem &problem, const RematDag &dag,
+         const IlpModel &model, const RematSchedule &schedule) {
+  auto name = [](int column) { return fmt::format("x{}", column); };
+  model.solver->setIntParam(OsiNameDiscipline, 1);
+  for (int column = 0; column < model.columns->numColumns(); ++column)
+    model.solver->setColName(column, name(column));
+  std::vector<std::pair<std::string, double>> start;
+  for (auto [column, value] :
+       scheduleColumns(problem, dag, *model.columns, schedule))
+    start.emplace_back(name(column), value);
+  return start;
+}
+
+/// Runs CBC's driver on `cbc` with the options' command line.
+static void runDriver(CbcModel &cbc, const IlpOptions &options) {
+  std::vector<std::string> arguments = driverArguments(options);
+  std::vector<const char *> argv;
+  for (const std::string &argument : arguments)
+    argv.push_back(argument.c_str());
+  StdoutToStderr redirect;
+  CbcMain1(int(argv.size()), argv.data(), cbc);
+}
+
+/// The outcome of a finished run, its schedule checked exactly.
+static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
+                                            const IlpColumns &columns,
+                                            const CbcModel &cbc) {
+  IlpResult result;
+  result.nodes = cbc.getNodeCount();
+  const double *values = cbc.bestSolution();
+  if (!values) {
+    result.status = cbc.isProvenInfeasible() || cbc.status() == 0
+                        ? IlpStatusKind::Infeasible
+                        : IlpStatusKind::NoSolution;
+    return result;
+  }
+  result.schedule = columnsSchedule(problem, columns, values);
+  absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, result.schedule);
+  if (!cost.ok())
+    return absl::InternalError(
+        fmt::format("ilp: cbc's solution fails the exact check: {}",
+                    std::string(cost.status().message())));
+  result.cost = *cost;
+  result.status =
+      cbc.isProvenOptimal() ? IlpStatusKind::Optimal : IlpStatusKind::Feasible;
+  double recompute = double(result.cost.recomputeCost);
+  result.bestBound =
+      std::min(integerBound(cbc.getBestPossibleObjValue()), recompute);
+  result.gap = recompute > 0 ? (recompute - result.bestBound) / recompute : 0.0;
+  return result;
+}
+
+absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
+                                            const IlpOptions &options) {
+  REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  if (options.warmStart) {
+    absl::StatusOr<ScheduleCost> start =
+        checkSchedule(problem, *options.warmStart);
+    if (!start.ok())
+      return invalidArgument("ilp warm start: {}",
+                             std::string(start.status().message()));
+  }
+  if (problem.nodes.empty()) {
+    IlpResult result;
+    result.status = problem.constantBytes > problem.budgetBytes
+                        ? IlpStatusKind::Infeasible
+                        : IlpStatusKind::Optimal;
+    result.cost.peakBytes = problem.constantBytes;
+    return result;
+  }
+
+  RematDag dag = buildDag(problem);
+  REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
+  model.solver->messageHandler()->setLogLevel(options.logLevel);
+  model.solver->messageHandler()->setFilePointer(stderr);
+  std::vector<std::pair<std::string, double>> start;
+  if (options.warmStart)
+    start = mipStart(problem, dag, model, *options.warmStart);
+
+  CbcModel cbc(*model.solver);
+  cbc.messageHandler()->setFilePointer(stderr);
+  CbcMain0(cbc);
+  cbc.setLogLevel(options.logLevel);
+  if (options.onProgress) {
+    ProgressHandler handler(options.onProgress);
+    cbc.passInEventHandler(&handler);
+  }
+  if (!start.empty())
+    cbc.setMIPStart(start);
+  runDriver(cbc, options);
+  return readResult(problem, *model.columns, cbc);
+}
+
+} // namespace remat::ilp

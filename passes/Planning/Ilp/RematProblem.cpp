@@ -1,0 +1,87 @@
+//===- RematProblem.cpp - Training DAGs and their plain schedule ----------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CheckmateIlp.h"
+#include "IlpInternal.h"
+
+#include "remat/Support/Status.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+namespace remat::ilp {
+
+absl::Status validateProblem(const RematProblem &problem) {
+  int n = int(problem.nodes.size());
+  if (problem.constantBytes < 0 || problem.budgetBytes < 0)
+    return invalidArgument("ilp problem: negative constant bytes or budget");
+  int64_t totalBytes = problem.constantBytes;
+  bool seenBackward = false;
+  for (int i = 0; i < n; ++i) {
+    const RematNode &node = problem.nodes[i];
+    if (node.cost < 0 || node.bytes < 0)
+      return invalidArgument("ilp problem: node {} has a negative cost or size",
+                             i);
+    if (seenBackward && !node.backward)
+      return invalidArgument(
+          "ilp problem: forward node {} comes after a backward node", i);
+    seenBackward |= node.backward;
+    for (int dep : node.deps)
+      if (dep < 0 || dep >= i)
+        return invalidArgument(
+            "ilp problem: node {} reads node {}, which is not earlier", i, dep);
+    if (llvm::AddOverflow(totalBytes, node.bytes, totalBytes))
+      return invalidArgument("ilp problem: total bytes overflow int64");
+  }
+  return absl::OkStatus();
+}
+
+bool RematDag::readLaterThan(int i, int t, const RematProblem &problem) const {
+  // Forward readers come first: a forward reader may be recomputed at any
+  // stage, a backward one only at its own.
+  const std::vector<int> &users = readers[i];
+  return !users.empty() &&
+         (users.back() >= t || !problem.nodes[users.front()].backward);
+}
+
+RematDag buildDag(const RematProblem &problem) {
+  int n = int(problem.nodes.size());
+  RematDag dag;
+  dag.deps.resize(n);
+  dag.readers.resize(n);
+  for (int i = 0; i < n; ++i) {
+    std::vector<int> &deps = dag.deps[i];
+    deps = problem.nodes[i].deps;
+    llvm::sort(deps);
+    deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
+    // Readers are visited in index order, so each list comes out sorted.
+    for (int dep : deps)
+      dag.readers[dep].push_back(i);
+  }
+  return dag;
+}
+
+RematSchedule RematSchedule::empty(int numNodes) {
+  RematSchedule schedule;
+  schedule.compute.assign(numNodes, llvm::BitVector(numNodes));
+  schedule.resident.assign(numNodes, llvm::BitVector(numNodes));
+  return schedule;
+}
+
+RematSchedule keepAllSchedule(const RematProblem &problem) {
+  int n = int(problem.nodes.size());
+  RematDag dag = buildDag(problem);
+  RematSchedule schedule = RematSchedule::empty(n);
+  for (int i = 0; i < n; ++i) {
+    schedule.compute[i].set(i);
+    int lastReader = dag.readers[i].empty() ? i : dag.readers[i].back();
+    for (int t = i + 1; t <= lastReader; ++t)
+      schedule.resident[t].set(i);
+  }
+  return schedule;
+}
+
+} // namespace remat::ilp

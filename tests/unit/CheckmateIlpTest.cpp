@@ -1,0 +1,469 @@
+//===- CheckmateIlpTest.cpp - The Checkmate MILP and its checker ----------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The MILP's optimum against hand-derived optima and against an exhaustive
+/// search over (stage, resident set) written here from the accounting rules
+/// of docs/planning-ilp.md; the checker against hand-made schedules.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Ilp/CheckmateIlp.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <map>
+#include <random>
+
+namespace remat::ilp {
+namespace {
+
+/// The training DAG of a chain of `costs.size()` ops, loss last. Forward op
+/// j reads op j-1; its gradient node reads the gradient of op j+1, op j's
+/// input and op j's output. Forward j is node j; its gradient is node
+/// 2n-1-j. Gradients take the bytes of their op's output.
+RematProblem trainingChain(const std::vector<int64_t> &costs,
+                           const std::vector<int64_t> &bytes) {
+  int n = int(costs.size());
+  RematProblem problem;
+  for (int j = 0; j < n; ++j) {
+    RematNode node{costs[j], bytes[j], {}, false};
+    if (j > 0)
+      node.deps = {j - 1};
+    problem.nodes.push_back(node);
+  }
+  for (int j = n - 1; j >= 0; --j) {
+    RematNode node{costs[j], bytes[j], {}, true};
+    if (j < n - 1)
+      node.deps.push_back(int(problem.nodes.size()) - 1);
+    if (j > 0)
+      node.deps.push_back(j - 1);
+    node.deps.push_back(j);
+    problem.nodes.push_back(node);
+  }
+  return problem;
+}
+
+RematProblem uniformChain(int n) {
+  return trainingChain(std::vector<int64_t>(n, 1), std::vector<int64_t>(n, 1));
+}
+
+/// The least total cost of a schedule within the budget, by trying every
+/// recomputation set and every kept set at every stage (a DP over the
+/// resident set at the start of each stage); nullopt when none fits. Kept
+/// sets only range over nodes that some node computable later reads: any
+/// other kept node is never read again and only adds memory.
+std::optional<int64_t> bruteForceOptimum(const RematProblem &problem) {
+  int n = int(problem.nodes.size());
+  EXPECT_LE(n, 16);
+  std::vector<uint32_t> deps(n, 0), readers(n, 0);
+  for (int k = 0; k < n; ++k)
+    for (int dep : problem.nodes[k].deps) {
+      deps[k] |= 1u << dep;
+      readers[dep] |= 1u << k;
+    }
+  uint32_t forward = 0;
+  for (int i = 0; i < n; ++i)
+    if (!problem.nodes[i].backward)
+      forward |= 1u << i;
+  auto bytesOf = [&](uint32_t set) {
+    int64_t total = 0;
+    for (int i = 0; i < n; ++i)
+      if (set >> i & 1)
+        total += problem.nodes[i].bytes;
+    return total;
+  };
+  // Peak of a stage that starts with `resident`, computes `computed` in index
+  // order and hands `kept` to the next stage; -1 when a read is missing.
+  auto stagePeak = [&](uint32_t resident, uint32_t computed, uint32_t kept) {
+    int64_t live = problem.constantBytes + bytesOf(resident);
+    int64_t peak = -1;
+    uint32_t present = resident;
+    for (int k = 0; k < n; ++k) {
+      if (!(computed >> k & 1))
+        continue;
+      if ((deps[k] & present) != deps[k])
+        return int64_t(-1);
+      present |= 1u << k;
+      live += problem.nodes[k].bytes;
+      peak = std::max(peak, live);
+      uint32_t laterComputed = computed & ~((2u << k) - 1);
+      for (int i = 0; i <= k; ++i)
+        if (((deps[k] | 1u << k) >> i & 1) && !(readers[i] & laterComputed) &&
+            !(kept >> i & 1)) {
+          live -= problem.nodes[i].bytes;
+          present &= ~(1u << i);
+        }
+    }
+    return peak;
+  };
+
+  std::map<uint32_t, int64_t> costByResident = {{0, 0}};
+  for (int t = 0; t < n; ++t) {
+    uint32_t readLater = 0;
+    for (int i = 0; i < n; ++i)
+      if ((readers[i] & forward) || (readers[i] >> (t + 1)))
+        readLater |= 1u << i;
+    if (t + 1 == n)
+      readLater = 0;
+    std::map<uint32_t, int64_t> next;
+    for (auto [resident, cost] : costByResident) {
+      uint32_t optional = forward & ((1u << t) - 1) & ~resident;
+      for (uint32_t extra = optional;; extra = (extra - 1) & optional) {
+        uint32_t computed = extra | 1u << t;
+        int64_t stageCost = 0;
+        for (int i = 0; i < n; ++i)
+          if (computed >> i & 1)
+            stageCost += problem.nodes[i].cost;
+        uint32_t keepable = (resident | computed) & readLater;
+        for (uint32_t kept = keepable;; kept = (kept - 1) & keepable) {
+          int64_t peak = stagePeak(resident, computed, kept);
+          if (peak >= 0 && peak <= problem.budgetBytes) {
+            auto [it, inserted] = next.emplace(kept, cost + stageCost);
+            if (!inserted)
+              it->second = std::min(it->second, cost + stageCost);
+          }
+          if (kept == 0)
+            break;
+        }
+        if (extra == 0)
+          break;
+      }
+    }
+    costByResident = std::move(next);
+  }
+  if (costByResident.empty())
+    return std::nullopt;
+  return costByResident.begin()->second;
+}
+
+/// Solves with a generous time limit and checks what every result promises:
+/// a valid schedule within the budget whose cost the result reports.
+IlpResult solve(const RematProblem &problem, IlpOptions options = {}) {
+  options.timeLimitSeconds = 120;
+  absl::StatusOr<IlpResult> result = solveCheckmateIlp(problem, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  if (!result.ok())
+    return {};
+  if (result->status == IlpStatusKind::Optimal ||
+      result->status == IlpStatusKind::Feasible) {
+    absl::StatusOr<ScheduleCost> cost =
+        checkSchedule(problem, result->schedule);
+    EXPECT_TRUE(cost.ok()) << cost.status();
+    if (cost.ok()) {
+      EXPECT_EQ(cost->cost, result->cost.cost);
+      EXPECT_EQ(cost->peakBytes, result->cost.peakBytes);
+      EXPECT_LE(cost->peakBytes, problem.budgetBytes);
+    }
+  }
+  return *result;
+}
+
+int computeCount(const RematSchedule &schedule, int node) {
+  int count = 0;
+  for (const llvm::BitVector &stage : schedule.compute)
+    count += stage.test(node);
+  return count;
+}
+
+// The 4-op chain f0..f3 and its gradients b3 (node 4, reads f2 f3),
+// b2 (5: b3 f1 f2), b1 (6: b2 f0 f1), b0 (7: b1 f0), one byte and one FLOP
+// each. Keeping everything, stage 4 holds f0 f1 f2 f3 and computes b3: 5
+// bytes. In 4 bytes some forward value must leave before stage 4 and come
+// back: f0 (read again by b1 and b0) is dropped after stage 3 and recomputed
+// at stage 6 (b2 + f1 + f0 = 3, then b1: 4); keeping f0 and dropping f1
+// instead needs f0 f1 f2 b3 b2 = 5 at stage 5. So 8 computations + 1.
+// Stage 5 needs b3 f1 f2 b2 live together: 3 bytes cannot fit.
+TEST(CheckmateIlpTest, FourOpChainNeedsOneRecomputationInFourBytes) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 5;
+  IlpResult keepAll = solve(problem);
+  EXPECT_EQ(keepAll.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(keepAll.cost.cost, 8);
+  EXPECT_EQ(keepAll.cost.peakBytes, 5);
+
+  problem.budgetBytes = 4;
+  IlpResult tight = solve(problem);
+  EXPECT_EQ(tight.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(tight.cost.cost, 9);
+  EXPECT_EQ(tight.cost.recomputeCost, 1);
+  EXPECT_EQ(tight.bestBound, 1.0);
+  EXPECT_EQ(tight.gap, 0.0);
+  EXPECT_EQ(computeCount(tight.schedule, 0), 2);
+
+  problem.budgetBytes = 3;
+  EXPECT_EQ(solve(problem).status, IlpStatusKind::Infeasible);
+}
+
+/// Nodes f0 f1 g2 h3 g4 g5 h6 g7 g8 of ValueRecomputedTwice, no budget.
+RematProblem recomputedTwiceProblem() {
+  RematProblem problem;
+  problem.nodes = {
+      {1, 1, {}, false}, {100, 1, {0}, false}, {1, 1, {1, 0}, true},
+      {1, 3, {2}, true}, {1, 1, {3}, true},    {1, 1, {4, 0}, true},
+      {1, 3, {5}, true}, {1, 1, {6}, true},    {1, 1, {7, 0}, true},
+  };
+  return problem;
+}
+
+// f0 (1 byte, 1 FLOP) is read by the gradients g2, g5 and g8; between them
+// h3 and h6 (3 bytes) each run with a 1-byte neighbour (g2 + h3, h3 + g4,
+// g5 + h6, h6 + g7: 4 bytes). In 4 bytes f0 cannot stay resident through
+// stages 3-4 nor 6-7, and computing it there early still holds it while
+// g4 or g7 is computed (5 bytes), so it is recomputed at stage 5 (g4 f0 g5:
+// 3 bytes) and again at stage 8: 108 + 2. In 5 bytes it stays: 108.
+TEST(CheckmateIlpTest, ValueRecomputedTwice) {
+  RematProblem problem = recomputedTwiceProblem();
+  problem.budgetBytes = 4;
+  IlpResult tight = solve(problem);
+  EXPECT_EQ(tight.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(tight.cost.cost, 110);
+  EXPECT_EQ(computeCount(tight.schedule, 0), 3);
+  EXPECT_TRUE(tight.schedule.compute[5].test(0));
+  EXPECT_TRUE(tight.schedule.compute[8].test(0));
+  EXPECT_EQ(bruteForceOptimum(problem), 110);
+
+  problem.budgetBytes = 5;
+  EXPECT_EQ(solve(problem).cost.cost, 108);
+  problem.budgetBytes = 3;
+  EXPECT_EQ(solve(problem).status, IlpStatusKind::Infeasible);
+}
+
+/// A random training DAG: `numForward` forward ops each reading one or two
+/// earlier ones, then one gradient per forward op in reverse, reading the
+/// gradients of its readers, its op's inputs and its op's output.
+RematProblem randomTrainingDag(std::mt19937 &rng, int numForward) {
+  auto draw = [&](int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+  };
+  RematProblem problem;
+  problem.constantBytes = draw(0, 3);
+  for (int i = 0; i < numForward; ++i) {
+    RematNode node{draw(1, 9), draw(1, 8), {}, false};
+    if (i > 0) {
+      node.deps.push_back(i - 1);
+      if (i > 1 && draw(0, 1))
+        node.deps.push_back(draw(0, i - 2));
+    }
+    problem.nodes.push_back(node);
+  }
+  std::vector<int> gradientOf(numForward);
+  for (int j = numForward - 1; j >= 0; --j) {
+    RematNode node{draw(1, 9), problem.nodes[j].bytes, {}, true};
+    for (int reader = j + 1; reader < numForward; ++reader)
+      if (llvm::is_contained(problem.nodes[reader].deps, j))
+        node.deps.push_back(gradientOf[reader]);
+    for (int dep : problem.nodes[j].deps)
+      node.deps.push_back(dep);
+    node.deps.push_back(j);
+    gradientOf[j] = int(problem.nodes.size());
+    problem.nodes.push_back(node);
+  }
+  return problem;
+}
+
+// Budgets from one byte under the smallest stage (infeasible) to the
+// keep-everything peak; the MILP must match exhaustive search at each.
+TEST(CheckmateIlpTest, MatchesBruteForceOnRandomDags) {
+  std::mt19937 rng(20201);
+  int infeasible = 0, recomputing = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 3 + trial % 4);
+    problem.budgetBytes = INT64_MAX / 2;
+    absl::StatusOr<ScheduleCost> keepAll =
+        checkSchedule(problem, keepAllSchedule(problem));
+    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
+    int64_t smallest = 0;
+    for (const RematNode &node : problem.nodes) {
+      int64_t need = problem.constantBytes + node.bytes;
+      for (int dep : node.deps)
+        need += problem.nodes[dep].bytes;
+      smallest = std::max(smallest, need);
+    }
+    for (int64_t budget :
+         {smallest - 1, smallest, (smallest + keepAll->peakBytes) / 2,
+          keepAll->peakBytes - 1, keepAll->peakBytes}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "trial " << trial << " budget " << budget);
+      problem.budgetBytes = budget;
+      std::optional<int64_t> expected = bruteForceOptimum(problem);
+      IlpResult result = solve(problem);
+      if (!expected) {
+        ++infeasible;
+        EXPECT_EQ(result.status, IlpStatusKind::Infeasible);
+        continue;
+      }
+      EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+      EXPECT_EQ(result.cost.cost, *expected);
+      recomputing += result.cost.recomputeCost > 0;
+      // Single-threaded with fixed seeds: the same schedule every time.
+      IlpResult again = solve(problem);
+      EXPECT_EQ(again.schedule.compute, result.schedule.compute);
+      EXPECT_EQ(again.schedule.resident, result.schedule.resident);
+    }
+  }
+  // The budgets exercise all three outcomes, not only the easy ones.
+  EXPECT_GE(infeasible, 12);
+  EXPECT_GE(recomputing, 6);
+}
+
+TEST(CheckmateIlpTest, WarmStartKeepsOptimum) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 5;
+  IlpOptions options;
+  options.warmStart = keepAllSchedule(problem);
+  IlpResult result = solve(problem, options);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(result.cost.cost, 8);
+}
+
+// Starting from the 4-byte plan of ValueRecomputedTwice (110) in 5 bytes,
+// the solver still finds the 108 that keeps f0.
+TEST(CheckmateIlpTest, WarmStartFromWorsePlanImproves) {
+  RematProblem problem = recomputedTwiceProblem();
+  problem.budgetBytes = 4;
+  IlpResult tight = solve(problem);
+  ASSERT_EQ(tight.status, IlpStatusKind::Optimal);
+  problem.budgetBytes = 5;
+  IlpOptions options;
+  options.warmStart = tight.schedule;
+  options.logLevel = 1;
+  ::testing::internal::CaptureStderr();
+  IlpResult result = solve(problem, options);
+  // CBC accepted the start: its rematerialization cost is 2.
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find(
+                "MIPStart provided solution with cost 2"),
+            std::string::npos);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(result.cost.cost, 108);
+}
+
+TEST(CheckmateIlpTest, WarmStartOverBudgetIsAnError) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 4;
+  IlpOptions options;
+  options.warmStart = keepAllSchedule(problem);
+  absl::StatusOr<IlpResult> result = solveCheckmateIlp(problem, options);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().message(),
+            "ilp warm start: ilp schedule: stage 4: 5 bytes live while "
+            "computing node 4, over the budget of 4");
+}
+
+// 30 ops and their 30 gradients in 20 of the 31 bytes that keeping
+// everything needs.
+TEST(CheckmateIlpTest, SixtyNodeChainIsProvenOptimal) {
+  RematProblem problem = uniformChain(30);
+  problem.budgetBytes = INT64_MAX / 2;
+  absl::StatusOr<ScheduleCost> keepAll =
+      checkSchedule(problem, keepAllSchedule(problem));
+  ASSERT_TRUE(keepAll.ok());
+  // Forward values 0..29 are live together at stage 30: 31 bytes.
+  EXPECT_EQ(keepAll->peakBytes, 31);
+  problem.budgetBytes = 20;
+  IlpOptions options;
+  std::vector<IlpProgress> progress;
+  options.onProgress = [&](const IlpProgress &p) { progress.push_back(p); };
+  IlpResult result = solve(problem, options);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_GT(result.cost.recomputeCost, 0);
+  EXPECT_EQ(result.gap, 0.0);
+  // Each incumbent reported is a schedule at least as costly as the optimum
+  // and each bound at most the optimum.
+  ASSERT_FALSE(progress.empty());
+  bool sawIncumbent = false;
+  for (const IlpProgress &p : progress) {
+    EXPECT_LE(p.bound, double(result.cost.recomputeCost) + 1e-6);
+    if (p.incumbent) {
+      sawIncumbent = true;
+      EXPECT_GE(*p.incumbent, double(result.cost.recomputeCost) - 1e-6);
+    }
+  }
+  EXPECT_TRUE(sawIncumbent);
+}
+
+// CBC's driver prints on stdout by itself; the library keeps stdout clean and
+// logs on stderr only when asked.
+TEST(CheckmateIlpTest, LogGoesToStderrOnlyWhenAsked) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 4;
+  IlpOptions options;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(solve(problem, options).cost.cost, 9);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+
+  options.logLevel = 1;
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  EXPECT_EQ(solve(problem, options).cost.cost, 9);
+  EXPECT_NE(::testing::internal::GetCapturedStderr().find("Optimal solution"),
+            std::string::npos);
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "");
+}
+
+TEST(CheckmateIlpTest, CheckerReportsBrokenRules) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 5;
+  auto expectError = [&](const RematSchedule &schedule,
+                         const std::string &message) {
+    absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, schedule);
+    ASSERT_FALSE(cost.ok());
+    EXPECT_EQ(cost.status().message(), message);
+  };
+  RematSchedule schedule = keepAllSchedule(problem);
+  absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, schedule);
+  ASSERT_TRUE(cost.ok());
+  EXPECT_EQ(cost->cost, 8);
+  EXPECT_EQ(cost->peakBytes, 5);
+  EXPECT_EQ(cost->peakStage, 4);
+
+  RematSchedule missing = schedule;
+  missing.resident[6].reset(0);
+  missing.resident[7].reset(0);
+  expectError(missing, "ilp schedule: stage 6: node 6 reads node 0, which "
+                       "is not in memory");
+  RematSchedule backwardTwice = schedule;
+  backwardTwice.compute[5].set(4);
+  expectError(backwardTwice, "ilp schedule: stage 5: recomputes backward "
+                             "node 4");
+  RematSchedule doubled = schedule;
+  doubled.compute[6].set(1);
+  expectError(doubled, "ilp schedule: stage 6: recomputes node 1, which it "
+                       "holds");
+  RematSchedule keptFromNowhere = schedule;
+  keptFromNowhere.resident[3].reset(0);
+  expectError(keptFromNowhere,
+              "ilp schedule: stage 3: keeps node 0, which it does not hold");
+  RematSchedule skipped = schedule;
+  skipped.compute[2].reset(2);
+  expectError(skipped, "ilp schedule: stage 2: does not compute its own node");
+  problem.budgetBytes = 4;
+  expectError(schedule, "ilp schedule: stage 4: 5 bytes live while "
+                        "computing node 4, over the budget of 4");
+}
+
+TEST(CheckmateIlpTest, MalformedProblemsAreErrors) {
+  RematProblem problem = uniformChain(2);
+  problem.nodes[1].deps = {1};
+  EXPECT_EQ(validateProblem(problem).message(),
+            "ilp problem: node 1 reads node 1, which is not earlier");
+  problem = uniformChain(2);
+  std::swap(problem.nodes[1], problem.nodes[2]);
+  problem.nodes[1].deps.clear();
+  problem.nodes[2].deps.clear();
+  EXPECT_EQ(validateProblem(problem).message(),
+            "ilp problem: forward node 2 comes after a backward node");
+  problem = uniformChain(2);
+  problem.nodes[0].bytes = INT64_MAX;
+  EXPECT_EQ(solveCheckmateIlp(problem).status().message(),
+            "ilp problem: total bytes overflow int64");
+}
+
+} // namespace
+} // namespace remat::ilp
