@@ -138,12 +138,14 @@ private:
   /// A result carries the batch dim when it has the batch as its leading
   /// dim and reads a value that does, or is shaped by a `shape` or
   /// `input_shape` attribute that leads with the batch (the broadcasts and
-  /// backward ops that gradients of batch reductions make from scalars).
+  /// backward ops that gradients of batch reductions make from scalars). A
+  /// re-layout of a value without the batch (a bias gradient [1, 64]
+  /// reshaped to [64] when the batch is 64) holds no batch either.
   void markBatched(const Op &op) {
     bool readsBatch = llvm::any_of(op.operands(), [&](const Value *operand) {
       return batched_.test(operand->id());
     });
-    if (!readsBatch && !shapedByBatch(op))
+    if (!readsBatch && (!shapedByBatch(op) || isRelayout(op)))
       return;
     for (const Value *result : op.results())
       if (result->type().rank() > 0 && result->type().dim(0) == towers_.batch)
@@ -155,6 +157,13 @@ private:
       return isShapeAttr(attr) && !attr.value.asIntList().empty() &&
              attr.value.asIntList()[0] == towers_.batch;
     });
+  }
+
+  /// One operand and one result with the same elements: a reshape.
+  static bool isRelayout(const Op &op) {
+    return op.numOperands() == 1 && op.numResults() == 1 &&
+           op.operand(0)->type().numElements() ==
+               op.result()->type().numElements();
   }
 
   static bool isShapeAttr(const NamedAttr &attr) {
