@@ -39,7 +39,7 @@ const CommandSpec &optSpec() {
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
-                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] "
+                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] [--sweep] "
                   "[-p PIPELINE] [--verify-each] "
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
@@ -63,6 +63,9 @@ const CommandSpec &optSpec() {
                    "peak): the strategy defaults to auto, which builds "
                    "candidate plans and keeps the least recompute within "
                    "the budget, judged by the final graph's simulated peak."},
+          {.name = "sweep",
+           .help = "Prints the memory/overhead Pareto curve of the plans "
+                   "--budget chooses from, as JSON, instead of the graph."},
           {.name = "strict-budget",
            .help = "Exits 1 when no plan reaches the budget (by default a "
                    "warning, and the lowest peak found is built)."},
@@ -197,7 +200,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
                            "graph a file with -o");
   for (llvm::StringRef option :
        {"explain", "force-data-dependency", "aggregate-count",
-        "aggregate-bytes", "budget", "strict-budget"})
+        "aggregate-bytes", "budget", "strict-budget", "sweep"})
     if (plan.pipeline && args.has(option))
       return invalidArgument("--{} needs a strategy run, not -p (pass "
                              "options go in the pipeline)",
@@ -210,6 +213,13 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     REMAT_RETURN_IF_ERROR(parsePassPipeline(*plan.pipeline, check));
     return plan;
   }
+  if (args.has("sweep"))
+    for (llvm::StringRef option :
+         {"strategy", "budget", "explain", "report", "split-input-file"})
+      if (args.has(option))
+        return invalidArgument("--sweep builds every plan itself; it takes "
+                               "no --{}",
+                               option.str());
   std::optional<std::string> budget = args.get("budget");
   if (args.has("strict-budget") && !budget)
     return invalidArgument("--strict-budget needs --budget");
@@ -254,6 +264,15 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   REMAT_ASSIGN_OR_RETURN(OptPlan plan, planFromArgs(args));
+
+  if (args.has("sweep")) {
+    REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+    REMAT_ASSIGN_OR_RETURN(SweepReport sweep,
+                           sweepTrainingPlans(*graph, plan.training));
+    return writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
+      printSweepJson(sweep, os);
+    });
+  }
 
   if (!args.has("split-input-file")) {
     REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));

@@ -61,4 +61,23 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
   os << "\n";
 }
 
+void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os) {
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("graph", sweep.graph);
+    json.attribute("peak_bytes_plain", sweep.peakBytesPlain);
+    json.attribute("plans_tried", sweep.plansTried);
+    json.attributeArray("points", [&] {
+      for (const SweepPoint &point : sweep.points)
+        json.object([&] {
+          json.attribute("strategy", point.strategy);
+          json.attribute("peak_bytes", point.peakBytes);
+          json.attribute("flops_recompute", point.flopsRecompute);
+          json.attribute("overhead", point.overhead);
+        });
+    });
+  });
+  os << "\n";
+}
+
 } // namespace remat

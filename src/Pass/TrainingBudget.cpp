@@ -35,6 +35,7 @@ struct Trial {
   std::string strategy;
   int64_t peakBytes = 0;
   int64_t flopsRecompute = 0;
+  double overhead = 0;
 };
 
 /// The strategies `auto` tries: plain autodiff, K = 1, 2, 3, 4, 6, 9, 13, ...
@@ -70,7 +71,8 @@ absl::StatusOr<Trial> tryStrategy(const Graph &graph,
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                          buildTrainingGraphAsGiven(*copy, trial));
-  return Trial{strategy, report.peakBytesAfter, report.flopsRecompute};
+  return Trial{strategy, report.peakBytesAfter, report.flopsRecompute,
+               report.overhead};
 }
 
 } // namespace
@@ -109,6 +111,33 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
         formatBytes(budget), budget, formatBytes(report.peakBytesAfter),
         report.peakBytesAfter, report.strategy));
   return report;
+}
+
+absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
+                                               const TrainingOptions &options) {
+  std::vector<Trial> trials;
+  for (const std::string &strategy : autoCandidates(graph)) {
+    REMAT_ASSIGN_OR_RETURN(Trial trial, tryStrategy(graph, options, strategy));
+    trials.push_back(std::move(trial));
+  }
+  SweepReport sweep;
+  sweep.graph = graph.name().str();
+  sweep.peakBytesPlain = trials.front().peakBytes;
+  sweep.plansTried = int64_t(trials.size());
+  // By rising peak, then falling cost, then the order tried; a plan stays
+  // when it recomputes less than every plan of a lower peak.
+  std::stable_sort(trials.begin(), trials.end(),
+                   [](const Trial &a, const Trial &b) {
+                     if (a.peakBytes != b.peakBytes)
+                       return a.peakBytes < b.peakBytes;
+                     return a.flopsRecompute < b.flopsRecompute;
+                   });
+  for (const Trial &trial : trials)
+    if (sweep.points.empty() ||
+        trial.flopsRecompute < sweep.points.back().flopsRecompute)
+      sweep.points.push_back({trial.strategy, trial.peakBytes,
+                              trial.flopsRecompute, trial.overhead});
+  return sweep;
 }
 
 } // namespace remat

@@ -171,5 +171,34 @@ TEST(BudgetTest, ZooModelsStayWithinHalfTheirPeak) {
   }
 }
 
+TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  std::string before = forward->name().str();
+  absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, {});
+  ASSERT_TRUE(sweep.ok()) << sweep.status();
+  ASSERT_GE(sweep->points.size(), 2u);
+  EXPECT_GT(sweep->plansTried, int64_t(sweep->points.size()) - 1);
+  // Rising peak, falling recompute; the cheapest end recomputes nothing.
+  for (size_t i = 1; i < sweep->points.size(); ++i) {
+    EXPECT_GT(sweep->points[i].peakBytes, sweep->points[i - 1].peakBytes);
+    EXPECT_LT(sweep->points[i].flopsRecompute,
+              sweep->points[i - 1].flopsRecompute);
+  }
+  EXPECT_EQ(sweep->points.back().flopsRecompute, 0);
+  EXPECT_EQ(sweep->points.back().peakBytes, sweep->peakBytesPlain);
+  // A budget of exactly a point's peak picks that point's cost.
+  for (const SweepPoint &point : sweep->points) {
+    TrainingReport report =
+        expectWithinBudget(*forward, std::to_string(point.peakBytes));
+    EXPECT_EQ(report.budgetMet, true) << point.strategy;
+    EXPECT_EQ(report.flopsRecompute, point.flopsRecompute) << point.strategy;
+  }
+  // The forward graph is left as it was.
+  EXPECT_EQ(forward->name().str(), before);
+  EXPECT_TRUE(forward->params().size() > 0);
+  EXPECT_EQ(forward->outputs().size(), 1u);
+}
+
 } // namespace
 } // namespace remat

@@ -94,6 +94,28 @@ void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
 /// One JSON object, two-space indented, keys in a fixed order, then a newline.
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os);
 
+/// One plan on the memory/overhead Pareto curve of `remat opt --sweep`.
+struct SweepPoint {
+  std::string strategy;
+  int64_t peakBytes = 0;
+  int64_t flopsRecompute = 0;
+  double overhead = 0;
+};
+
+/// What `sweepTrainingPlans` (remat/Pass/Training.h) found: the plans no
+/// other plan beats on both peak and recompute, by rising peak and falling
+/// overhead.
+struct SweepReport {
+  std::string graph;
+  /// Plain autodiff's peak, the 100% of a share budget.
+  int64_t peakBytesPlain = 0;
+  int64_t plansTried = 0;
+  std::vector<SweepPoint> points;
+};
+
+/// The sweep as JSON (docs/report.md).
+void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os);
+
 /// The plan for a person (`remat opt --explain`): the kept tensors, each
 /// segment with its cost, and the peaks.
 void printExplanation(const TrainingReport &report, llvm::raw_ostream &os);

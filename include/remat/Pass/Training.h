@@ -67,6 +67,12 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
 
+/// Builds every plan the `auto` strategy tries on copies of `graph` (which
+/// is left as it is) and returns the Pareto curve of their final simulated
+/// peaks and recompute: a larger budget never picks a higher-cost point.
+absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
+                                               const TrainingOptions &options);
+
 } // namespace remat
 
 #endif // REMAT_PASS_TRAINING_H
