@@ -171,6 +171,15 @@ absl::StatusOr<Type> tensorType(const onnx::TensorProto &proto) {
   return Type(*dtype, shape);
 }
 
+/// An error unless `proto` stores as many elements as `type` has, checked
+/// before any buffer of that size is allocated: the dims of a malformed
+/// model may ask for terabytes its data does not hold.
+absl::Status checkStoredElements(const onnx::TensorProto &proto,
+                                 const Type &type) {
+  return forEachElement(proto, type.dtype(), type.numElements(),
+                        [](int64_t, double, int64_t) {});
+}
+
 } // namespace
 
 absl::StatusOr<KnownTensor> decodeTensor(const onnx::TensorProto &proto) {
@@ -179,6 +188,7 @@ absl::StatusOr<KnownTensor> decodeTensor(const onnx::TensorProto &proto) {
   tensor.dtype = type.dtype();
   tensor.shape.assign(type.shape().begin(), type.shape().end());
   int64_t numel = type.numElements();
+  REMAT_RETURN_IF_ERROR(checkStoredElements(proto, type));
   if (tensor.isFloat())
     tensor.floats.resize(numel);
   else
@@ -195,6 +205,7 @@ absl::StatusOr<KnownTensor> decodeTensor(const onnx::TensorProto &proto) {
 
 absl::StatusOr<HostTensor> decodeHostTensor(const onnx::TensorProto &proto) {
   REMAT_ASSIGN_OR_RETURN(Type type, tensorType(proto));
+  REMAT_RETURN_IF_ERROR(checkStoredElements(proto, type));
   HostTensor host(type);
   Tensor view = host.view();
   bool isFloat = type.isFloat();
