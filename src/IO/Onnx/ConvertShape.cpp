@@ -94,7 +94,7 @@ absl::Status convertConstantOfShape(ImportContext &ctx) {
   }
   result.shape = shape.ints;
   int64_t numel = result.numel();
-  if (numel < 0 || numel > (int64_t(1) << 24))
+  if (numel < 0 || numel > kMaxFoldedElements)
     return ctx.error("shape gives {} elements, too many to fold", numel);
   if (result.isFloat())
     result.floats.assign(numel, result.floats.front());

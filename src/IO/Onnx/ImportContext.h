@@ -34,6 +34,10 @@ namespace remat::onnximport {
 /// A tensor whose value the importer knows: a Constant, a small initializer,
 /// or what folding a shape chain gives. Integers and bools are in `ints`,
 /// floats in `floats`; only one is filled.
+/// The most elements the importer computes at import time (shape chains and
+/// constants); a larger folded value is an error, not an allocation.
+inline constexpr int64_t kMaxFoldedElements = int64_t(1) << 24;
+
 struct KnownTensor {
   DType dtype = DType::I64;
   std::vector<int64_t> shape;
@@ -41,6 +45,7 @@ struct KnownTensor {
   std::vector<double> floats;
 
   bool isFloat() const { return isFloatDType(dtype); }
+  /// The product of the dims; -1 for a negative dim or one over int64.
   int64_t numel() const;
   double at(int64_t i) const { return isFloat() ? floats[i] : double(ints[i]); }
   static KnownTensor ofInts(std::vector<int64_t> values,

@@ -25,7 +25,8 @@ namespace remat::onnximport {
 int64_t KnownTensor::numel() const {
   int64_t n = 1;
   for (int64_t dim : shape)
-    n *= dim;
+    if (dim < 0 || __builtin_mul_overflow(n, dim, &n))
+      return -1;
   return n;
 }
 
