@@ -68,7 +68,7 @@ struct Level {
 class Rematerializer {
 public:
   Rematerializer(Graph &graph, unsigned forwardOpIdBound,
-                 const CheckpointPlan &plan, const RecomputeOptions &options)
+                 const RematPlan &plan, const RecomputeOptions &options)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), plan_(plan),
         options_(options), regions_(plan.regions),
         planned_(graph.valueIdBound()), reported_(graph.valueIdBound()) {
@@ -158,7 +158,7 @@ private:
   absl::StatusOr<RecomputeResult> finish();
   Graph &graph_;
   unsigned forwardOpIdBound_;
-  const CheckpointPlan &plan_;
+  const RematPlan &plan_;
   const RecomputeOptions &options_;
   RegionTree regions_;
 

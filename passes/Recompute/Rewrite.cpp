@@ -19,6 +19,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
+
 namespace remat::recompute {
 
 absl::StatusOr<RecomputeResult> Rematerializer::run() {
@@ -233,7 +235,11 @@ absl::StatusOr<RecomputeResult> Rematerializer::finish() {
   RecomputeResult result;
   // Segments in the order their first copies run, nested levels included.
   std::vector<bool> listed(segmentsInfo_.size(), false);
+  std::vector<int64_t> copiesOf(forwardOpIdBound_, 0);
   for (Op &op : graph_.ops()) {
+    if (op.id() < copyLevel_.size() && copyLevel_[op.id()] > 0)
+      result.maxRecomputations = std::max(
+          result.maxRecomputations, ++copiesOf[origin_[op.id()]->id()]);
     if (op.id() < copyInfo_.size() && copyInfo_[op.id()] >= 0) {
       int index = copyInfo_[op.id()];
       if (!listed[index] && segmentsInfo_[index].numCopies > 0)

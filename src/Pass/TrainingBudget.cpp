@@ -65,12 +65,13 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
 
 absl::StatusOr<Trial> tryStrategy(const Graph &graph,
                                   const TrainingOptions &options,
-                                  const std::string &strategy) {
+                                  const std::string &strategy,
+                                  std::optional<int64_t> budget = {}) {
   std::unique_ptr<Graph> copy = graph.clone();
   TrainingOptions trial = options;
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(*copy, trial));
+                         buildTrainingGraphAsGiven(*copy, trial, budget));
   return Trial{strategy, report.peakBytesAfter, report.flopsRecompute,
                report.overhead};
 }
@@ -91,7 +92,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   for (const std::string &strategy : strategies) {
     Trial trial = plain;
     if (strategy != "none") {
-      REMAT_ASSIGN_OR_RETURN(trial, tryStrategy(graph, options, strategy));
+      REMAT_ASSIGN_OR_RETURN(trial,
+                             tryStrategy(graph, options, strategy, budget));
     }
     if (!best || isBetter(trial, *best, budget))
       best = trial;
@@ -100,7 +102,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   TrainingOptions chosen = options;
   chosen.strategy = best->strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(graph, chosen));
+                         buildTrainingGraphAsGiven(graph, chosen, budget));
   report.budgetBytes = budget;
   report.budgetMet = report.peakBytesAfter <= budget;
   report.plansTried = int64_t(strategies.size());

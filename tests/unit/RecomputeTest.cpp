@@ -62,7 +62,7 @@ graph @chain {
 TEST(RecomputeTest, FourOpChainWithOneCheckpoint) {
   std::unique_ptr<Graph> graph = parse(kChain);
   ASSERT_TRUE(graph);
-  CheckpointPlan plan;
+  RematPlan plan;
   plan.kept = values(*graph, {"b"});
   unsigned forwardOpIdBound = graph->opIdBound();
   absl::StatusOr<RecomputeResult> result = recomputeGradients(*graph, plan);
@@ -102,7 +102,7 @@ TEST(RecomputeTest, CheckpointsMustBeForwardValues) {
   std::unique_ptr<Graph> graph = parse(kChain);
   std::unique_ptr<Graph> other = parse(kChain);
   ASSERT_TRUE(graph && other);
-  CheckpointPlan plan;
+  RematPlan plan;
   plan.kept = values(*other, {"b"});
   absl::StatusOr<RecomputeResult> result = recomputeGradients(*graph, plan);
   ASSERT_FALSE(result.ok());
@@ -167,8 +167,8 @@ TEST_P(RecomputeZooTest, EveryStrategyKeepsGradientsBitwise) {
        {"all", "collection", "speed", "memory", "sqrtn", "regions"}) {
     // `memory` finds no bottleneck on some small models: an error, not a
     // wrong answer (tested with the strategies). Any other error fails.
-    absl::StatusOr<CheckpointPlan> plan =
-        selectCheckpoints(**graph, *Strategy::parse(strategy));
+    absl::StatusOr<RematPlan> plan =
+        planRematerialization(**graph, strategy);
     if (!plan.ok() && std::string(strategy) == "memory" &&
         absl::StrContains(plan.status().message(), "found no bottleneck"))
       continue;
