@@ -19,6 +19,7 @@
 
 #include "Strategies.h"
 
+#include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
@@ -84,14 +85,6 @@ bool isAncestor(llvm::StringRef ancestor, llvm::StringRef path) {
          path[ancestor.size()] == '/';
 }
 
-/// `file:line:col` of an op read from text, else the op itself.
-std::string opLocation(const Op &op) {
-  if (!op.loc().isKnown())
-    return fmt::format("'{}'", op.describe());
-  llvm::StringRef file = op.graph()->sourceName();
-  return fmt::format("{}:{}:{}", file.empty() ? "<input>" : file.str(),
-                     op.loc().line, op.loc().column);
-}
 
 class RegionSelector {
 public:

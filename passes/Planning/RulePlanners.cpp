@@ -194,6 +194,7 @@ void registerAllPlanners(PlannerRegistry &registry) {
   strategies::registerMemoryPlanner(registry);
   strategies::registerSqrtNPlanner(registry);
   strategies::registerRegionsPlanner(registry);
+  strategies::registerExplicitSchedulePlanner(registry);
 }
 
 } // namespace remat

@@ -80,6 +80,7 @@ void registerRulePlanners(PlannerRegistry &registry);
 void registerMemoryPlanner(PlannerRegistry &registry);
 void registerSqrtNPlanner(PlannerRegistry &registry);
 void registerRegionsPlanner(PlannerRegistry &registry);
+void registerExplicitSchedulePlanner(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

@@ -119,6 +119,9 @@ absl::StatusOr<RecomputeResult> rematerialize(Graph &training,
                                               unsigned forwardOpIdBound,
                                               const RematPlan &plan,
                                               const RecomputeOptions &options) {
+  if (plan.schedule)
+    return recompute::realiseSchedule(training, forwardOpIdBound,
+                                      *plan.schedule, options);
   REMAT_RETURN_IF_ERROR(checkPlan(training, forwardOpIdBound, plan));
   return recompute::Rematerializer(training, forwardOpIdBound, plan, options)
       .run();

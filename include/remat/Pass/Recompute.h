@@ -84,8 +84,10 @@ struct RecomputeResult {
 /// forward pass and the rest its gradient ops (as `differentiate` appends
 /// them), so that gradient ops read only the values `plan` keeps (and leaves,
 /// constants, outputs and views of them); the rest are recomputed by copies
-/// placed just before their first reader. Errors: a kept value that is not
-/// a forward value of `training`.
+/// placed just before their first reader. A plan with a schedule is realised
+/// step by step instead (docs/planners.md). Errors: a kept value that is not
+/// a forward value of `training`; a schedule step before an op not in
+/// `training`, or recomputing an op that is not a forward op with operands.
 absl::StatusOr<RecomputeResult>
 rematerialize(Graph &training, unsigned forwardOpIdBound,
               const RematPlan &plan, const RecomputeOptions &options = {});
