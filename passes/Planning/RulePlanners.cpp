@@ -195,6 +195,7 @@ void registerAllPlanners(PlannerRegistry &registry) {
   strategies::registerSqrtNPlanner(registry);
   strategies::registerRegionsPlanner(registry);
   strategies::registerExplicitSchedulePlanner(registry);
+  strategies::registerIlpPlanner(registry);
 }
 
 } // namespace remat

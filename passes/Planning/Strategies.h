@@ -81,6 +81,7 @@ void registerMemoryPlanner(PlannerRegistry &registry);
 void registerSqrtNPlanner(PlannerRegistry &registry);
 void registerRegionsPlanner(PlannerRegistry &registry);
 void registerExplicitSchedulePlanner(PlannerRegistry &registry);
+void registerIlpPlanner(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

@@ -67,7 +67,15 @@ public:
       REMAT_ASSIGN_OR_RETURN(plan, planner->plan(problem));
       return false;
     }));
-    REMAT_ASSIGN_OR_RETURN(ScheduleResult baseline, schedule());
+    // A schedule names the ops it recomputes before in the order the plan
+    // saw them: plain autodiff's peak is then taken on a copy.
+    ScheduleResult baseline;
+    if (plan.schedule) {
+      std::unique_ptr<Graph> plain = graph_.clone();
+      REMAT_ASSIGN_OR_RETURN(baseline, scheduleForMemory(*plain));
+    } else {
+      REMAT_ASSIGN_OR_RETURN(baseline, schedule());
+    }
     report_.peakBytesBefore = baseline.peakBytesAfter;
 
     RecomputeResult result;

@@ -82,18 +82,19 @@ TEST(CheckpointsParseTest, Spellings) {
   EXPECT_THAT(PlannerRegistry::global().spellings(),
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
                           "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
-                          "regions=PATH,..."));
+                          "regions=PATH,...", "schedule=B:V+W,...", "ilp",
+                          "ilp=SECONDS"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
   EXPECT_EQ(parseError("fast"),
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,...)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,...)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),
