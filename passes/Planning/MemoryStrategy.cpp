@@ -87,8 +87,20 @@ void registerMemoryPlanner(PlannerRegistry &registry) {
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
                   return std::make_unique<RulePlanner>(
                       [](const PlanningProblem &problem,
-                         const Candidates &candidates) {
-                        return selectMemory(*problem.graph, candidates);
+                         const Candidates &candidates)
+                          -> absl::StatusOr<RematPlan> {
+                        absl::StatusOr<RematPlan> plan =
+                            selectMemory(*problem.graph, candidates);
+                        if (plan.ok() || !problem.budgetBytes)
+                          return plan;
+                        // With a budget a planner never fails on a valid
+                        // graph: plain autodiff, and the reason.
+                        RematPlan plain{candidates.values, {}};
+                        plain.plain = true;
+                        plain.warnings.push_back(
+                            std::string(plan.status().message()) +
+                            "; planning plain autodiff instead");
+                        return plain;
                       });
                 }});
 }

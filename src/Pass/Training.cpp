@@ -15,6 +15,9 @@
 #include "remat/Pass/Recompute.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <utility>
@@ -108,6 +111,14 @@ public:
     report_.peakBytesAfter = memory.peakBytes;
     report_.peakBreakdownAfter = memory.peakBreakdown;
     report_.opsAfter = countComputeOps(graph_);
+    if (report_.flopsRecompute > 0 &&
+        report_.peakBytesAfter >= report_.peakBytesBefore)
+      report_.warnings.push_back(fmt::format(
+          "strategy {} recomputes {} but saves no memory: the peak is {} "
+          "(plain autodiff: {})",
+          report_.strategy, formatFlops(report_.flopsRecompute),
+          formatBytes(report_.peakBytesAfter),
+          formatBytes(report_.peakBytesBefore)));
     return absl::OkStatus();
   }
 
