@@ -25,6 +25,7 @@
 #include "remat/Pass/Pass.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Passes.h"
+#include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
 
 #include <utility>
@@ -69,10 +70,16 @@ public:
     problem.graph = &graph;
     problem.forwardOpIdBound = forwardOpIdBound;
     REMAT_ASSIGN_OR_RETURN(RematPlan plan, planner->plan(problem));
-    if (!plan.plain)
-      REMAT_RETURN_IF_ERROR(
+    if (plan.plain)
+      return gradients.numOpsAdded > 0;
+    // As `remat opt --strategy` does: kept-value plans are rewritten in the
+    // memory-aware order of plain autodiff's graph, schedules in the order
+    // their planner saw.
+    if (!plan.schedule)
+      REMAT_RETURN_IF_ERROR(scheduleForMemory(graph).status());
+    REMAT_RETURN_IF_ERROR(
         rematerialize(graph, forwardOpIdBound, plan, options_).status());
-    return gradients.numOpsAdded > 0;
+    return true;
   }
 
 private:
