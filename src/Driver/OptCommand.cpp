@@ -44,11 +44,13 @@ const CommandSpec &optSpec() {
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
-          "into its training\ngraph: checkpoint selection, autodiff, the "
-          "recompute rewrite, scheduling and\nverification; the gradient of "
-          "param `p` is the output `p.grad`. Strategies:\nnone (plain "
-          "autodiff, the default), all, collection, speed, memory, sqrtn,\n"
-          "names=a,b, regions, regions=p,q (docs/strategies.md). With -p, "
+          "into its training\ngraph: autodiff, a planner's choice of what "
+          "to recompute, the recompute rewrite,\nscheduling and "
+          "verification; the gradient of param `p` is the output `p.grad`.\n"
+          "Planners (--strategy or --planner): none (plain autodiff, the "
+          "default), all,\ncollection, speed, memory, sqrtn[=K], names=a,b, "
+          "regions[=p,q], schedule=B:V+W,...,\nilp[=SECONDS] and auto (both "
+          "with --budget; docs/planners.md). With -p, "
           "runs the pass\npipeline PIPELINE instead: a comma-separated list "
           "of passes, each with optional\noptions: `dce,cse,toposort` or "
           "`dce{keep-unused-leaves=false}`. The result is\nverified before "
@@ -57,7 +59,7 @@ const CommandSpec &optSpec() {
           {.name = "strategy",
            .valueName = "S",
            .help = "The planner that chooses what to recompute (default "
-                   "none); `remat opt --help` lists them."},
+                   "none; listed above)."},
           {.name = "planner",
            .valueName = "P",
            .help = "The same as --strategy."},
