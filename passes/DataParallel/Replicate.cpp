@@ -148,10 +148,9 @@ private:
     Builder builder(graph_);
     builder.setDevice(towerDevice(k));
     builder.setRegion(op.region().str());
-    absl::StatusOr<Op *> created =
-        builder.tryCreate(op.kind(), operands,
-                          batched_.rebatchedAttrs(op, towers_.batch / towers_.count),
-                          names);
+    absl::StatusOr<Op *> created = builder.tryCreate(
+        op.kind(), operands,
+        batched_.rebatchedAttrs(op, towers_.batch / towers_.count), names);
     if (!created.ok())
       return opError(op, fmt::format("data-parallel: cannot split along the "
                                      "batch: {}",

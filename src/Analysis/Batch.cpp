@@ -1,4 +1,4 @@
-//===- Batch.cpp - Which values carry the batch dim ---------------------------===//
+//===- Batch.cpp - Which values carry the batch dim -----------------------===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- FitCommand.cpp - remat fit -------------------------------------------===//
+//===- FitCommand.cpp - remat fit -----------------------------------------===//
 //
 // Part of the remat project.
 //
@@ -118,7 +118,8 @@ absl::StatusOr<BatchedGraphFn> batchedSource(const std::string &name,
     if (options.count("batch"))
       return invalidArgument("'remat fit' chooses the batch: drop --batch");
     return BatchedGraphFn(
-        [name, options](int64_t batch) -> absl::StatusOr<std::unique_ptr<Graph>> {
+        [name,
+         options](int64_t batch) -> absl::StatusOr<std::unique_ptr<Graph>> {
           ZooOptions withBatch = options;
           withBatch["batch"] = std::to_string(batch);
           REMAT_ASSIGN_OR_RETURN(auto graph, buildZooModel(name, withBatch));

@@ -243,7 +243,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (std::optional<std::string> towers = args.get("data-parallel")) {
     plan.training.finalPipeline = fmt::format("data-parallel{{{}}}", *towers);
     PassManager check;
-    REMAT_RETURN_IF_ERROR(parsePassPipeline(plan.training.finalPipeline, check));
+    REMAT_RETURN_IF_ERROR(
+        parsePassPipeline(plan.training.finalPipeline, check));
   }
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");

@@ -1,4 +1,4 @@
-//===- Fit.cpp - The largest batch whose training graph fits ----------------===//
+//===- Fit.cpp - The largest batch whose training graph fits --------------===//
 //
 // Part of the remat project.
 //
@@ -73,8 +73,9 @@ private:
     REMAT_ASSIGN_OR_RETURN(TrainingReport plan,
                            buildTrainingGraph(*graph, training));
     FitTrial trial{batch, plan.planPeakBytes(), plan.overhead, plan.strategy};
-    trial.fits = trial.peakBytes <= options_.memoryBytes &&
-                 (!options_.maxOverhead || plan.overhead <= *options_.maxOverhead);
+    trial.fits =
+        trial.peakBytes <= options_.memoryBytes &&
+        (!options_.maxOverhead || plan.overhead <= *options_.maxOverhead);
     report_.trials.push_back(trial);
     if (trial.fits)
       fittingPlan_ = std::move(plan);
@@ -84,9 +85,9 @@ private:
   absl::Status noBatchFits() const {
     const FitTrial &one = report_.trials.front();
     std::string limit =
-        options_.maxOverhead ? fmt::format(" with overhead at most {}",
-                                           *options_.maxOverhead)
-                             : "";
+        options_.maxOverhead
+            ? fmt::format(" with overhead at most {}", *options_.maxOverhead)
+            : "";
     return invalidArgument(
         "no batch of @{} fits {} ({} bytes){}: batch 1 needs {} ({} bytes) "
         "at overhead {:.3f} (strategy {})",

@@ -1,4 +1,4 @@
-//===- FitRebatch.cpp - A file's forward graph at other batch sizes ---------===//
+//===- FitRebatch.cpp - A file's forward graph at other batch sizes -------===//
 //
 // Part of the remat project.
 //
@@ -63,9 +63,10 @@ absl::StatusOr<std::unique_ptr<Graph>> buildAt(const BatchedGraph &source,
     absl::StatusOr<llvm::SmallVector<Type, 1>> types =
         inferResultTypes(op.def(), op.operandTypes(), op.attrs());
     if (!types.ok())
-      return opError(op, fmt::format("fit: cannot build the graph at batch "
-                                     "{}: {}",
-                                     batch, std::string(types.status().message())));
+      return opError(op,
+                     fmt::format("fit: cannot build the graph at batch "
+                                 "{}: {}",
+                                 batch, std::string(types.status().message())));
     for (unsigned i = 0; i < op.numResults(); ++i)
       op.result(i)->setType((*types)[i]);
   }

@@ -1,4 +1,4 @@
-//===- DataParallelBudgetTest.cpp - A budget per device ----------------------===//
+//===- DataParallelBudgetTest.cpp - A budget per device -------------------===//
 //
 // Part of the remat project.
 //

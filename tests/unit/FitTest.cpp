@@ -1,4 +1,4 @@
-//===- FitTest.cpp - The largest batch that fits ----------------------------===//
+//===- FitTest.cpp - The largest batch that fits --------------------------===//
 //
 // Part of the remat project.
 //
@@ -47,8 +47,7 @@ int64_t measuredPeak(const ZooOptions &model, int64_t batch,
   absl::StatusOr<std::unique_ptr<Graph>> graph =
       zooBuilder("mlp", model)(batch);
   EXPECT_TRUE(graph.ok()) << graph.status();
-  absl::StatusOr<TrainingReport> report =
-      buildTrainingGraph(**graph, training);
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(**graph, training);
   EXPECT_TRUE(report.ok()) << report.status();
   absl::StatusOr<RunResult> run = runGraph(**graph, {.seed = 1});
   EXPECT_TRUE(run.ok()) << run.status();
@@ -141,7 +140,8 @@ TEST(FitTest, NoBatchFittingIsAnError) {
 TEST(FitTest, TheLimitIsTheLargestBatch) {
   FitOptions options = fitOptions(int64_t(1) << 30, "none");
   options.maxBatch = 100;
-  absl::StatusOr<FitReport> fit = fitBatch(zooBuilder("mlp", kDeepMlp), options);
+  absl::StatusOr<FitReport> fit =
+      fitBatch(zooBuilder("mlp", kDeepMlp), options);
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_EQ(fit->batch, 100);
   EXPECT_TRUE(fit->atMaxBatch);
@@ -160,8 +160,7 @@ TEST(FitTest, ANonMonotoneModelStillGetsABuiltBoundary) {
       options["width"] = "4096";
     return buildZooModel("mlp", options);
   };
-  absl::StatusOr<FitReport> fit =
-      fitBatch(build, fitOptions(1 << 20, "none"));
+  absl::StatusOr<FitReport> fit = fitBatch(build, fitOptions(1 << 20, "none"));
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_EQ(fit->batch, 3);
   std::vector<int64_t> tried;
@@ -174,7 +173,8 @@ TEST(FitTest, ANonMonotoneModelStillGetsABuiltBoundary) {
 }
 
 TEST(FitTest, BadOptionsAreErrors) {
-  EXPECT_FALSE(fitBatch(zooBuilder("mlp", kDeepMlp), fitOptions(0, "none")).ok());
+  EXPECT_FALSE(
+      fitBatch(zooBuilder("mlp", kDeepMlp), fitOptions(0, "none")).ok());
   FitOptions negative = fitOptions(1 << 20, "none");
   negative.maxOverhead = -0.5;
   EXPECT_FALSE(fitBatch(zooBuilder("mlp", kDeepMlp), negative).ok());
@@ -200,7 +200,8 @@ void expectRebatchedLikeTheZoo(const std::string &name, ZooOptions options,
   absl::StatusOr<std::unique_ptr<Graph>> rebatched = (*build)(batch);
   ASSERT_TRUE(rebatched.ok()) << rebatched.status();
   options["batch"] = std::to_string(batch);
-  absl::StatusOr<std::unique_ptr<Graph>> expected = buildZooModel(name, options);
+  absl::StatusOr<std::unique_ptr<Graph>> expected =
+      buildZooModel(name, options);
   ASSERT_TRUE(expected.ok()) << expected.status();
   EXPECT_EQ(printGraph(**rebatched), printGraph(**expected));
 }
@@ -210,21 +211,24 @@ TEST(FitTest, RebatchedFilesMatchTheZooAtThatBatch) {
   expectRebatchedLikeTheZoo(
       "resnet", {{"depth", "18"}, {"image", "32"}, {"classes", "10"}}, 12);
   expectRebatchedLikeTheZoo("transformer",
-                            {{"layers", "1"}, {"seq", "8"}, {"d-model", "16"},
-                             {"heads", "2"}, {"vocab", "32"}},
+                            {{"layers", "1"},
+                             {"seq", "8"},
+                             {"d-model", "16"},
+                             {"heads", "2"},
+                             {"vocab", "32"}},
                             3);
 }
 
 TEST(FitTest, InputsOfDifferentLeadingDimsHaveNoBatch) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(
-      "graph @g {\n"
-      "  input %x : f32[4,8]\n"
-      "  input %y : f32[2,8]\n"
-      "  %s = add(%x, %x)\n"
-      "  %loss = reduce_sum(%s)\n"
-      "  output %loss\n"
-      "}\n",
-      "g.remat");
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      parseGraph("graph @g {\n"
+                 "  input %x : f32[4,8]\n"
+                 "  input %y : f32[2,8]\n"
+                 "  %s = add(%x, %x)\n"
+                 "  %loss = reduce_sum(%s)\n"
+                 "  output %loss\n"
+                 "}\n",
+                 "g.remat");
   ASSERT_TRUE(graph.ok()) << graph.status();
   absl::StatusOr<BatchedGraphFn> build = rebatchingBuilder(**graph);
   ASSERT_FALSE(build.ok());

@@ -1,4 +1,4 @@
-//===- Batch.h - Which values carry the batch dim ------------------*- C++ -*-===//
+//===- Batch.h - Which values carry the batch dim ---------------*- C++ -*-===//
 //
 // Part of the remat project.
 //

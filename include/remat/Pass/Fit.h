@@ -1,4 +1,4 @@
-//===- Fit.h - The largest batch whose training graph fits -------*- C++ -*-===//
+//===- Fit.h - The largest batch whose training graph fits ------*- C++ -*-===//
 //
 // Part of the remat project.
 //
