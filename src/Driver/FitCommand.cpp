@@ -18,8 +18,8 @@
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/Checkpoints.h"
 #include "remat/Pass/Fit.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 #include "remat/Zoo/Zoo.h"
@@ -39,8 +39,9 @@ namespace {
 const CommandSpec &fitSpec() {
   static const CommandSpec spec{
       .name = "fit",
-      .synopsis = "MODEL|FILE --memory=SIZE [--max-overhead=X] [--strategy=S] "
-                  "[--max-batch=N] [--report=FILE|-] [--key=value ...]",
+      .synopsis = "MODEL|FILE --memory=SIZE [--max-overhead=X] "
+                  "[--strategy=S|--planner=P] [--max-batch=N] "
+                  "[--report=FILE|-] [--key=value ...]",
       .description =
           "Finds the largest batch whose training graph, planned within "
           "--memory, fits it with\nrecompute overhead at most --max-overhead. "
@@ -62,6 +63,9 @@ const CommandSpec &fitSpec() {
             .valueName = "S",
             .help = "Plans each batch with S (default auto: the least "
                     "recompute within the memory)."},
+           {.name = "planner",
+            .valueName = "P",
+            .help = "The same as --strategy."},
            {.name = "max-batch",
             .valueName = "N",
             .help = "The largest batch tried (default 65536, the zoo's "
@@ -93,9 +97,17 @@ absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args) {
                              *text);
     options.maxOverhead = limit;
   }
-  if (std::optional<std::string> strategy = args.get("strategy")) {
+  std::optional<std::string> strategy = args.get("strategy");
+  if (std::optional<std::string> planner = args.get("planner")) {
+    if (strategy)
+      return invalidArgument("--planner and --strategy name the same thing: "
+                             "give one");
+    strategy = planner;
+  }
+  if (strategy) {
     if (*strategy != kAutoStrategy)
-      REMAT_RETURN_IF_ERROR(Strategy::parse(*strategy).status());
+      REMAT_RETURN_IF_ERROR(
+          PlannerRegistry::global().create(*strategy).status());
     options.training.strategy = *strategy;
   }
   options.maxBatch = kZooMaxBatch;

@@ -20,7 +20,7 @@
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Training.h"
@@ -57,7 +57,11 @@ const CommandSpec &optSpec() {
       .options = {
           {.name = "strategy",
            .valueName = "S",
-           .help = "The checkpoint strategy (default none)."},
+           .help = "The planner that chooses what to recompute (default "
+                   "none); `remat opt --help` lists them."},
+          {.name = "planner",
+           .valueName = "P",
+           .help = "The same as --strategy."},
           {.name = "budget",
            .valueName = "SIZE",
            .help = "A memory budget (`16GiB`, or `40%` of plain autodiff's "
@@ -189,6 +193,12 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   OptPlan plan;
   plan.pipeline = args.get("pipeline");
   std::optional<std::string> strategy = args.get("strategy");
+  if (std::optional<std::string> planner = args.get("planner")) {
+    if (strategy)
+      return invalidArgument("--planner and --strategy name the same thing: "
+                             "give one");
+    strategy = planner;
+  }
   if (plan.pipeline && strategy)
     return invalidArgument("'remat opt' takes --strategy or -p, not both");
   std::optional<std::string> report = args.get("report");
@@ -222,7 +232,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   }
   if (args.has("sweep"))
     for (llvm::StringRef option :
-         {"strategy", "budget", "explain", "report", "split-input-file"})
+         {"strategy", "planner", "budget", "explain", "report",
+          "split-input-file"})
       if (args.has(option))
         return invalidArgument("--sweep builds every plan itself; it takes "
                                "no --{}",
@@ -260,7 +271,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
   }
   if (plan.training.strategy != kAutoStrategy)
-    REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
+    REMAT_RETURN_IF_ERROR(
+        PlannerRegistry::global().create(plan.training.strategy).status());
   return plan;
 }
 

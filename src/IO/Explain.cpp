@@ -45,6 +45,16 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   for (const ReportTensor &tensor : report.checkpoints)
     keptBytes += tensor.bytes;
   os << fmt::format("graph @{}, strategy {}\n", report.graph, report.strategy);
+  if (report.budgetBytes)
+    os << fmt::format("budget {} ({}), {} plan(s) tried\n",
+                      formatBytes(*report.budgetBytes),
+                      *report.budgetMet ? "met" : "not met", report.plansTried);
+  if (report.optimalityGap)
+    os << fmt::format("recompute cost within {:.2f}% of the optimum (proven)\n",
+                      100 * *report.optimalityGap);
+  if (report.maxRecomputations > 1)
+    os << fmt::format("some ops recomputed {} times\n",
+                      report.maxRecomputations);
   os << fmt::format("peak {} -> {} ({} of plain autodiff; {} before the "
                     "schedule pass)\n",
                     formatBytes(report.peakBytesBefore),
