@@ -17,11 +17,11 @@
 
 #include "Towers.h"
 
+#include "remat/Analysis/Batch.h"
 #include "remat/IR/Builder.h"
 #include "remat/IR/Diagnostics.h"
 #include "remat/Support/Status.h"
 
-#include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <fmt/format.h>
@@ -43,25 +43,10 @@ Value *gradientParam(const Graph &graph, const Value &output) {
   return param && param->producer()->kind() == "param" ? param : nullptr;
 }
 
-/// The batch dim shared by every input.
+/// The batch dim shared by every input, which `towers` must divide.
 absl::StatusOr<int64_t> batchDim(const Graph &graph, int64_t towers) {
-  if (graph.inputs().empty())
-    return invalidArgument("data-parallel: the graph has no input to split");
+  REMAT_ASSIGN_OR_RETURN(int64_t batch, findBatchDim(graph, "data-parallel"));
   const Value *first = graph.inputs().front();
-  for (const Value *input : graph.inputs()) {
-    if (input->type().rank() == 0)
-      return opError(*input->producer(),
-                     fmt::format("data-parallel: input %{} has no batch dim to "
-                                 "split",
-                                 input->name().str()));
-    if (input->type().dim(0) != first->type().dim(0))
-      return opError(
-          *input->producer(),
-          fmt::format("data-parallel: input %{} has batch {} but %{} has {}",
-                      input->name().str(), input->type().dim(0),
-                      first->name().str(), first->type().dim(0)));
-  }
-  int64_t batch = first->type().dim(0);
   if (batch % towers != 0)
     return opError(*first->producer(),
                    fmt::format("data-parallel: towers={} does not divide the "
@@ -73,7 +58,7 @@ absl::StatusOr<int64_t> batchDim(const Graph &graph, int64_t towers) {
 class Replicator {
 public:
   Replicator(Graph &graph, Towers &towers)
-      : graph_(graph), towers_(towers), batched_(graph.valueIdBound()),
+      : graph_(graph), towers_(towers), batched_(graph, towers.batch),
         valueMap_(towers.count,
                   std::vector<Value *>(graph.valueIdBound(), nullptr)),
         opMap_(towers.count, std::vector<Op *>(graph.opIdBound(), nullptr)) {}
@@ -89,13 +74,12 @@ public:
       if (!op.hasFlag(OpFlagLeaf))
         originals.push_back(&op);
     for (Value *input : graph_.inputs()) {
-      batched_.set(input->id());
       for (int64_t k = 0; k < towers_.count; ++k)
         REMAT_RETURN_IF_ERROR(sliceInput(input, k));
     }
     for (Op *op : originals) {
       REMAT_RETURN_IF_ERROR(refuseBatchConstant(*op));
-      markBatched(*op);
+      batched_.visit(*op);
       for (int64_t k = 0; k < towers_.count; ++k)
         REMAT_RETURN_IF_ERROR(copy(*op, k));
     }
@@ -135,44 +119,8 @@ private:
     return absl::OkStatus();
   }
 
-  /// A result carries the batch dim when it has the batch as its leading
-  /// dim and reads a value that does, or is shaped by a `shape` or
-  /// `input_shape` attribute that leads with the batch (the broadcasts and
-  /// backward ops that gradients of batch reductions make from scalars). A
-  /// re-layout of a value without the batch (a bias gradient [1, 64]
-  /// reshaped to [64] when the batch is 64) holds no batch either.
-  void markBatched(const Op &op) {
-    bool readsBatch = llvm::any_of(op.operands(), [&](const Value *operand) {
-      return batched_.test(operand->id());
-    });
-    if (!readsBatch && (!shapedByBatch(op) || isRelayout(op)))
-      return;
-    for (const Value *result : op.results())
-      if (result->type().rank() > 0 && result->type().dim(0) == towers_.batch)
-        batched_.set(result->id());
-  }
-
-  bool shapedByBatch(const Op &op) const {
-    return llvm::any_of(op.attrs(), [&](const NamedAttr &attr) {
-      return isShapeAttr(attr) && !attr.value.asIntList().empty() &&
-             attr.value.asIntList()[0] == towers_.batch;
-    });
-  }
-
-  /// One operand and one result with the same elements: a reshape.
-  static bool isRelayout(const Op &op) {
-    return op.numOperands() == 1 && op.numResults() == 1 &&
-           op.operand(0)->type().numElements() ==
-               op.result()->type().numElements();
-  }
-
-  static bool isShapeAttr(const NamedAttr &attr) {
-    return (attr.name == "shape" || attr.name == "input_shape") &&
-           attr.value.kind() == AttrKind::IntList;
-  }
-
   absl::Status refuseBatchConstant(const Op &op) {
-    if (op.numOperands() == 0 || !batched_.test(op.operand(0)->id()))
+    if (op.numOperands() == 0 || !batched_.carriesBatch(*op.operand(0)))
       return absl::OkStatus();
     bool baked = op.kind() == "mse_loss";
     if (op.kind() == "reduce_mean") {
@@ -190,24 +138,6 @@ private:
                        "reduce_sum or softmax_cross_entropy)");
   }
 
-  /// The attributes of `op` for a tower: batch-leading shapes scaled.
-  AttrList towerAttrs(const Op &op) const {
-    AttrList attrs = op.attrs();
-    if (op.numResults() == 0 || !batched_.test(op.result()->id()))
-      return attrs;
-    for (NamedAttr &attr : attrs) {
-      if (!isShapeAttr(attr))
-        continue;
-      std::vector<int64_t> dims(attr.value.asIntList().begin(),
-                                attr.value.asIntList().end());
-      if (!dims.empty() && dims[0] == towers_.batch) {
-        dims[0] = towers_.batch / towers_.count;
-        attr.value = Attribute(dims);
-      }
-    }
-    return attrs;
-  }
-
   absl::Status copy(const Op &op, int64_t k) {
     llvm::SmallVector<Value *, 4> operands;
     for (const Value *operand : op.operands())
@@ -218,8 +148,9 @@ private:
     Builder builder(graph_);
     builder.setDevice(towerDevice(k));
     builder.setRegion(op.region().str());
-    absl::StatusOr<Op *> created =
-        builder.tryCreate(op.kind(), operands, towerAttrs(op), names);
+    absl::StatusOr<Op *> created = builder.tryCreate(
+        op.kind(), operands,
+        batched_.rebatchedAttrs(op, towers_.batch / towers_.count), names);
     if (!created.ok())
       return opError(op, fmt::format("data-parallel: cannot split along the "
                                      "batch: {}",
@@ -238,7 +169,7 @@ private:
 
   Graph &graph_;
   Towers &towers_;
-  llvm::BitVector batched_;
+  BatchTracker batched_;
   /// valueMap_[k][id]: tower k's copy of value `id`.
   std::vector<std::vector<Value *>> valueMap_;
   std::vector<std::vector<Op *>> opMap_;

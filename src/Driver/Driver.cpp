@@ -35,6 +35,12 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
      driver::runDotCommand},
+    {"fit",
+     "MODEL|FILE --memory=SIZE [--max-overhead=X] [--strategy=S] "
+     "[--report=FILE|-]",
+     "Finds the largest batch whose planned training graph fits a memory "
+     "size.",
+     driver::runFitCommand},
     {"import", "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] [-o OUT]",
      "Imports an ONNX model as a training graph.", driver::runImportCommand},
     {"ops", "[--markdown]", "Prints the reference of every op kind.",

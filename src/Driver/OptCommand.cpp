@@ -40,6 +40,7 @@ const CommandSpec &optSpec() {
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
                   "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] [--sweep] "
+                  "[--data-parallel=OPTIONS] "
                   "[-p PIPELINE] [--verify-each] "
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
@@ -72,6 +73,11 @@ const CommandSpec &optSpec() {
           {.name = "sweep",
            .help = "Prints the memory/overhead Pareto curve of the plans "
                    "--budget chooses from, as JSON, instead of the graph."},
+          {.name = "data-parallel",
+           .valueName = "OPTIONS",
+           .help = "Ends with the pass `data-parallel{OPTIONS}` (e.g. "
+                   "`towers=2,pack=4`); a budget is then per device, met by "
+                   "every device's simulated peak (docs/multi-device.md)."},
           {.name = "strict-budget",
            .help = "Exits 1 when no plan reaches the budget (by default a "
                    "warning, and the lowest peak found is built)."},
@@ -212,7 +218,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
                            "graph a file with -o");
   for (llvm::StringRef option :
        {"explain", "force-data-dependency", "aggregate-count",
-        "aggregate-bytes", "budget", "strict-budget", "sweep"})
+        "aggregate-bytes", "budget", "strict-budget", "sweep",
+        "data-parallel"})
     if (plan.pipeline && args.has(option))
       return invalidArgument("--{} needs a strategy run, not -p (pass "
                              "options go in the pipeline)",
@@ -246,6 +253,12 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
       strategy.value_or(budget ? kAutoStrategy.str() : "none");
   if (plan.training.strategy == kAutoStrategy && !budget)
     return invalidArgument("--strategy=auto needs --budget=SIZE");
+  if (std::optional<std::string> towers = args.get("data-parallel")) {
+    plan.training.finalPipeline = fmt::format("data-parallel{{{}}}", *towers);
+    PassManager check;
+    REMAT_RETURN_IF_ERROR(
+        parsePassPipeline(plan.training.finalPipeline, check));
+  }
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");
   AutodiffOptions &autodiff = plan.training.autodiff;

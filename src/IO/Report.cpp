@@ -9,6 +9,8 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 namespace remat {
 
 void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
@@ -19,6 +21,13 @@ void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
     json.attribute("inputs", breakdown.inputs);
     json.attribute("activations", breakdown.activations);
   });
+}
+
+int64_t TrainingReport::planPeakBytes() const {
+  int64_t peak = devices.empty() ? peakBytesAfter : 0;
+  for (const DeviceProfile &device : devices)
+    peak = std::max(peak, device.peakBytes);
+  return peak;
 }
 
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
@@ -50,6 +59,16 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("flops_backward", report.flopsBackward);
     json.attribute("flops_recompute", report.flopsRecompute);
     json.attribute("overhead", report.overhead);
+    if (!report.devices.empty())
+      json.attributeArray("devices", [&] {
+        for (const DeviceProfile &device : report.devices)
+          json.object([&] {
+            json.attribute("device", device.device);
+            json.attribute("peak_bytes", device.peakBytes);
+            json.attribute("bytes_sent", device.bytesSent);
+            json.attribute("collective_calls", device.collectiveCalls);
+          });
+      });
     json.attributeArray("checkpoints", [&] {
       for (const ReportTensor &tensor : report.checkpoints)
         json.value(tensor.name);

@@ -9,6 +9,7 @@
 #include "Pass/TrainingInternal.h"
 
 #include "remat/Analysis/Cost.h"
+#include "remat/Analysis/Placement.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Planner.h"
@@ -107,6 +108,8 @@ public:
       report_.warnings.push_back(std::move(warning));
     describePlan(result);
     countFlops(forwardOpIdBound, result);
+    if (!options_.finalPipeline.empty())
+      REMAT_RETURN_IF_ERROR(runFinalPipeline());
     MemoryProfile memory = simulateMemory(graph_);
     report_.peakBytesAfter = memory.peakBytes;
     report_.peakBreakdownAfter = memory.peakBreakdown;
@@ -145,6 +148,22 @@ private:
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
     return result;
+  }
+
+  /// Runs `finalPipeline` and profiles the devices of its result.
+  absl::Status runFinalPipeline() {
+    PassManager pm;
+    pm.enableVerifier(options_.verifyEach);
+    REMAT_RETURN_IF_ERROR(parsePassPipeline(options_.finalPipeline, pm));
+    REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph_));
+    for (ReportPassTime &timing : reportPassTimes(result)) {
+      report_.passSeconds += timing.seconds;
+      report_.timings.push_back(std::move(timing));
+    }
+    REMAT_RETURN_IF_ERROR(verify(graph_));
+    REMAT_ASSIGN_OR_RETURN(Placement placement, computePlacement(graph_));
+    report_.devices = profileDevices(graph_, placement);
+    return absl::OkStatus();
   }
 
   absl::Status verifyEach() {

@@ -81,7 +81,7 @@ absl::StatusOr<Trial> tryStrategy(const Graph &graph,
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                          buildTrainingGraphAsGiven(*copy, trial, budget));
-  return Trial{strategy, report.peakBytesAfter, report.flopsRecompute,
+  return Trial{strategy, report.planPeakBytes(), report.flopsRecompute,
                report.overhead};
 }
 
@@ -114,14 +114,14 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                          buildTrainingGraphAsGiven(graph, chosen, budget));
   report.budgetBytes = budget;
-  report.budgetMet = report.peakBytesAfter <= budget;
+  report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = int64_t(strategies.size());
   if (!*report.budgetMet)
     report.warnings.push_back(fmt::format(
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
         "is {} ({} bytes, strategy {})",
-        formatBytes(budget), budget, formatBytes(report.peakBytesAfter),
-        report.peakBytesAfter, report.strategy));
+        formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
+        report.planPeakBytes(), report.strategy));
   return report;
 }
 

@@ -49,7 +49,7 @@ absl::StatusOr<std::unique_ptr<Graph>>
 buildPreActResNet(const OptionReader &options);
 
 /// Upper bound of `--batch` for every model.
-inline constexpr int64_t kMaxBatch = 1 << 16;
+inline constexpr int64_t kMaxBatch = kZooMaxBatch;
 /// Upper bound of `--image` for every image model.
 inline constexpr int64_t kMaxImage = 1 << 14;
 /// Upper bound of `--classes` for every classifier.

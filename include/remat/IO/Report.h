@@ -14,6 +14,7 @@
 #define REMAT_IO_REPORT_H
 
 #include "remat/Analysis/Memory.h"
+#include "remat/Analysis/Placement.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -91,6 +92,13 @@ struct TrainingReport {
   /// Wall time of the passes, and each pass's share.
   double passSeconds = 0;
   std::vector<ReportPassTime> timings;
+  /// Per device of a graph placed on devices (`data-parallel`), by device
+  /// number; empty for a one-device graph.
+  std::vector<DeviceProfile> devices;
+
+  /// The peak a budget bounds: the largest device's for a graph on devices,
+  /// else `peakBytesAfter` (which then counts every device's values).
+  int64_t planPeakBytes() const;
 };
 
 /// Writes `breakdown` as the object attribute `key` of the object `json` is

@@ -44,6 +44,11 @@ struct TrainingOptions {
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
   AutodiffOptions autodiff;
+  /// A pass pipeline run on the scheduled training graph, as
+  /// `parsePassPipeline` reads it (`data-parallel{towers=2}`); empty: none.
+  /// The report then lists each device's peak, and a budget bounds the
+  /// largest of them (`TrainingReport::planPeakBytes`).
+  std::string finalPipeline;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
 };
@@ -54,11 +59,14 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// Turns the forward graph `graph` (verified; loss = output 0) into its
 /// training graph in place and reports the cost: checkpoint selection,
 /// autodiff, the memory-aware schedule (whose peak is `peakBytesBefore`), the
-/// recompute rewrite, the schedule again and the verifier. Errors: an unknown
+/// recompute rewrite, the schedule again, the verifier and `finalPipeline`
+/// (whose graph the peaks, ops and devices then describe; the FLOPs are of
+/// the training graph before it). Errors: an unknown
 /// strategy or bad strategy arguments, autodiff errors, verifier failures.
 ///
 /// With a budget, every candidate plan is built on a copy of the graph and
-/// judged by the simulated peak of its final, scheduled training graph, so the
+/// judged by the simulated peak of its final, scheduled training graph (after
+/// `finalPipeline`: the peak of its largest device), so the
 /// plan returned is never over the budget when one reaches it. The strategy
 /// `auto` tries plain autodiff, `sqrtn=K` for K in a geometric series and
 /// `all`, and keeps the least recompute FLOPs within the budget; another

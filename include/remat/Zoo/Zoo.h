@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -43,6 +44,9 @@ struct ZooModelInfo {
   std::string summary;
   std::vector<ZooOptionInfo> options;
 };
+
+/// The largest `--batch` every model accepts (`remat fit` searches up to it).
+inline constexpr int64_t kZooMaxBatch = int64_t(1) << 16;
 
 /// Every model, sorted by name.
 std::vector<ZooModelInfo> listZooModels();

@@ -1,0 +1,242 @@
+//===- FitCommand.cpp - remat fit -----------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The largest batch whose planned training graph fits a memory size
+/// (`fitBatch`, remat/Pass/Fit.h), for a zoo model through its `--batch`
+/// option or for a graph file by scaling its inputs' leading dim. Prints the
+/// batch, its plan and every batch tried, as text or JSON (docs/fit.md).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Args.h"
+#include "CommandIO.h"
+#include "Commands.h"
+
+#include "remat/IO/TextFormat.h"
+#include "remat/IR/Verifier.h"
+#include "remat/Pass/Fit.h"
+#include "remat/Pass/Planner.h"
+#include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+#include "remat/Zoo/Zoo.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace remat::driver {
+namespace {
+
+const CommandSpec &fitSpec() {
+  static const CommandSpec spec{
+      .name = "fit",
+      .synopsis = "MODEL|FILE --memory=SIZE [--max-overhead=X] "
+                  "[--strategy=S|--planner=P] [--max-batch=N] "
+                  "[--report=FILE|-] [--key=value ...]",
+      .description =
+          "Finds the largest batch whose training graph, planned within "
+          "--memory, fits it with\nrecompute overhead at most --max-overhead. "
+          "MODEL is a zoo model (its options as\n`--key=value`; the batch is "
+          "its `--batch`); FILE a forward graph (`-` for stdin)\nwhose inputs "
+          "all lead with the batch dim, which is scaled. Fitting is assumed\n"
+          "monotone in the batch: batches 1, 2, 4, ... are built until one "
+          "fails, then the\nsearch bisects; the batch printed was built and "
+          "fits, the next one was built and\ndoes not (docs/fit.md).",
+      .options =
+          {{.name = "memory",
+            .valueName = "SIZE",
+            .help = "The memory a training step must fit (`16GiB`, `512MB`)."},
+           {.name = "max-overhead",
+            .valueName = "X",
+            .help = "The most recompute a plan may cost, as a share of "
+                    "forward + backward FLOPs (default no limit)."},
+           {.name = "strategy",
+            .valueName = "S",
+            .help = "Plans each batch with S (default auto: the least "
+                    "recompute within the memory)."},
+           {.name = "planner",
+            .valueName = "P",
+            .help = "The same as --strategy."},
+           {.name = "max-batch",
+            .valueName = "N",
+            .help = "The largest batch tried (default 65536, the zoo's "
+                    "limit)."},
+           {.name = "report",
+            .valueName = "FILE",
+            .help = "Writes the result as JSON to FILE (`-` for stdout, "
+                    "instead of the text)."}},
+      .acceptsExtraOptions = true};
+  return spec;
+}
+
+absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args) {
+  FitOptions options;
+  std::optional<std::string> memory = args.get("memory");
+  if (!memory)
+    return invalidArgument("'remat fit' needs --memory=SIZE");
+  if (llvm::StringRef(*memory).trim().endswith("%"))
+    return invalidArgument("--memory takes a size, not a share of a peak "
+                           "that changes with the batch: '{}'",
+                           *memory);
+  REMAT_ASSIGN_OR_RETURN(options.memoryBytes, parseByteSize(*memory));
+  if (std::optional<std::string> text = args.get("max-overhead")) {
+    double limit = 0;
+    if (llvm::StringRef(*text).getAsDouble(limit) || !std::isfinite(limit) ||
+        limit < 0)
+      return invalidArgument("--max-overhead must be a number of at least 0, "
+                             "not '{}'",
+                             *text);
+    options.maxOverhead = limit;
+  }
+  std::optional<std::string> strategy = args.get("strategy");
+  if (std::optional<std::string> planner = args.get("planner")) {
+    if (strategy)
+      return invalidArgument("--planner and --strategy name the same thing: "
+                             "give one");
+    strategy = planner;
+  }
+  if (strategy) {
+    if (*strategy != kAutoStrategy)
+      REMAT_RETURN_IF_ERROR(
+          PlannerRegistry::global().create(*strategy).status());
+    options.training.strategy = *strategy;
+  }
+  options.maxBatch = kZooMaxBatch;
+  if (std::optional<std::string> text = args.get("max-batch"))
+    if (!llvm::to_integer(*text, options.maxBatch) || options.maxBatch < 1)
+      return invalidArgument("--max-batch must be an integer of at least 1, "
+                             "not '{}'",
+                             *text);
+  return options;
+}
+
+/// A zoo model when `name` is one, else the graph file `name`.
+absl::StatusOr<BatchedGraphFn> batchedSource(const std::string &name,
+                                             const ParsedArgs &args) {
+  std::vector<std::string> models;
+  for (const ZooModelInfo &model : listZooModels())
+    models.push_back(model.name);
+  if (llvm::is_contained(models, name)) {
+    ZooOptions options(args.extras.begin(), args.extras.end());
+    if (options.count("batch"))
+      return invalidArgument("'remat fit' chooses the batch: drop --batch");
+    return BatchedGraphFn(
+        [name,
+         options](int64_t batch) -> absl::StatusOr<std::unique_ptr<Graph>> {
+          ZooOptions withBatch = options;
+          withBatch["batch"] = std::to_string(batch);
+          REMAT_ASSIGN_OR_RETURN(auto graph, buildZooModel(name, withBatch));
+          REMAT_RETURN_IF_ERROR(verify(*graph));
+          return graph;
+        });
+  }
+  if (name != "-" && !llvm::sys::fs::exists(name))
+    return invalidArgument("'{}' is neither a zoo model ({}) nor a file", name,
+                           fmt::join(models, ", "));
+  if (!args.extras.empty())
+    return invalidArgument("--{} is a zoo model option, but '{}' is a file",
+                           args.extras.front().first, name);
+  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(name));
+  return rebatchingBuilder(*graph);
+}
+
+std::string overheadLimit(const FitReport &report) {
+  return report.maxOverhead ? fmt::format("{}", *report.maxOverhead)
+                            : "no limit";
+}
+
+void printFitText(const FitReport &report, llvm::raw_ostream &os) {
+  const TrainingReport &plan = report.plan;
+  os << fmt::format("graph @{}: largest batch {}{}\n", report.graph,
+                    report.batch,
+                    report.atMaxBatch ? " (the largest tried)" : "");
+  os << fmt::format("  memory        {} ({} bytes)\n",
+                    formatBytes(report.memoryBytes), report.memoryBytes);
+  os << fmt::format("  max overhead  {}\n", overheadLimit(report));
+  os << fmt::format("  plan          {}, {} kept tensors\n", plan.strategy,
+                    plan.checkpoints.size());
+  os << fmt::format("  peak          {} ({} bytes)\n",
+                    formatBytes(plan.planPeakBytes()), plan.planPeakBytes());
+  os << fmt::format("  overhead      {:.4f}\n", plan.overhead);
+  os << fmt::format("batches tried ({}):\n", report.trials.size());
+  os << fmt::format("  {:>8}  {:>12}  {:>8}  {:<4}  {}\n", "batch", "peak",
+                    "overhead", "fits", "strategy");
+  for (const FitTrial &trial : report.trials)
+    os << fmt::format("  {:>8}  {:>12}  {:>8.4f}  {:<4}  {}\n", trial.batch,
+                      formatBytes(trial.peakBytes), trial.overhead,
+                      trial.fits ? "yes" : "no", trial.strategy);
+}
+
+void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
+  const TrainingReport &plan = report.plan;
+  llvm::json::OStream json(os, /*IndentSize=*/2);
+  json.object([&] {
+    json.attribute("graph", report.graph);
+    json.attribute("memory_bytes", report.memoryBytes);
+    if (report.maxOverhead)
+      json.attribute("max_overhead", *report.maxOverhead);
+    else
+      json.attribute("max_overhead", nullptr);
+    json.attribute("batch", report.batch);
+    json.attribute("at_max_batch", report.atMaxBatch);
+    json.attributeObject("plan", [&] {
+      json.attribute("strategy", plan.strategy);
+      json.attribute("peak_bytes", plan.planPeakBytes());
+      json.attribute("flops_forward", plan.flopsForward);
+      json.attribute("flops_backward", plan.flopsBackward);
+      json.attribute("flops_recompute", plan.flopsRecompute);
+      json.attribute("overhead", plan.overhead);
+      json.attributeArray("checkpoints", [&] {
+        for (const ReportTensor &tensor : plan.checkpoints)
+          json.value(tensor.name);
+      });
+    });
+    json.attributeArray("trials", [&] {
+      for (const FitTrial &trial : report.trials)
+        json.object([&] {
+          json.attribute("batch", trial.batch);
+          json.attribute("peak_bytes", trial.peakBytes);
+          json.attribute("overhead", trial.overhead);
+          json.attribute("strategy", trial.strategy);
+          json.attribute("fits", trial.fits);
+        });
+    });
+  });
+  os << "\n";
+}
+
+} // namespace
+
+absl::Status runFitCommand(llvm::ArrayRef<std::string> argv,
+                           CommandContext &ctx) {
+  const CommandSpec &spec = fitSpec();
+  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
+  if (args.help) {
+    printUsage(spec, ctx.out);
+    return absl::OkStatus();
+  }
+  REMAT_ASSIGN_OR_RETURN(std::string name,
+                         singlePositional(spec, args, "MODEL|FILE"));
+  REMAT_ASSIGN_OR_RETURN(FitOptions options, fitOptionsFromArgs(args));
+  REMAT_ASSIGN_OR_RETURN(BatchedGraphFn build, batchedSource(name, args));
+  REMAT_ASSIGN_OR_RETURN(FitReport report, fitBatch(build, options));
+  std::optional<std::string> path = args.get("report");
+  if (!path || *path != "-")
+    printFitText(report, ctx.out);
+  if (path)
+    return writeOutput(path, ctx.out, [&](llvm::raw_ostream &os) {
+      printFitJson(report, os);
+    });
+  return absl::OkStatus();
+}
+
+} // namespace remat::driver
