@@ -1,16 +1,15 @@
-//===- ChainDp.cpp - The exact dynamic program on chains ------------------===//
+//===- ChainDp.cpp - The dynamic program on chains ------------------------===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// opt[s][t][kind][m]: the least cost of running backwards t down to s, from
-/// the moment the gradient of stage t's output is in memory, with m free
-/// slots, when stage s's input is held (a checkpoint, `Held`) or taken again
-/// for free from the saved activations of stage s-1 that an outer
-/// subproblem holds (`Rematerialised`). docs/planning-chain.md derives the
-/// recurrence and the step sizes from the DAG's memory accounting.
+/// opt[s][t][kind][pending][leaves][m]: the least cost of running backwards
+/// t down to s with m free slots, stage s's input obtained as `kind` says
+/// (see `Subproblem`). docs/planning-chain.md gives the moves, the step sizes
+/// they take from the DAG's memory accounting, and the schedules that the
+/// recurrence does not search.
 ///
 //===----------------------------------------------------------------------===//
 

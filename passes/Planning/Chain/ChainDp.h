@@ -6,8 +6,8 @@
 ///
 /// \file
 /// The `chain` planner's core: a chain of heterogeneous stages with a memory
-/// budget, the exact dynamic program over it (Rotor style, Beaumont et al.
-/// 2019), its schedule as a sequence of operations, and the chain's training
+/// budget, the dynamic program over it (Rotor style, Beaumont et al. 2019),
+/// its schedule as a sequence of operations, and the chain's training
 /// DAG and R/S schedule in the terms of the ILP core, so that
 /// `ilp::checkSchedule` can validate and measure every DP schedule.
 /// docs/planning-chain.md gives the model, the recurrence and the mapping.
@@ -112,6 +112,8 @@ struct DpOptions {
   /// down, so a schedule always fits; 0 picks the gcd of all sizes (exact),
   /// or coarser slots when that would need more than `maxSlots`.
   int64_t slotBytes = 0;
+  /// With `slotBytes` 0: the most slots the budget left after the constants
+  /// is cut into (time and memory grow linearly with it).
   int64_t maxSlots = 1000;
   /// The most table cells (8 bytes each) the DP may allocate; above it the
   /// DP is refused with an error rather than running out of memory.
@@ -119,10 +121,11 @@ struct DpOptions {
 };
 
 enum class ChainStatusKind {
-  /// The schedule is the cheapest within the budget (over slot-rounded
-  /// sizes; exactly when `exact`).
+  /// The schedule is the cheapest of those the DP searches, on slot-rounded
+  /// sizes (the true ones when `exact`). docs/planning-chain.md says which
+  /// schedules it does not search and how often that costs.
   Optimal,
-  /// No schedule fits within the budget (with slot-rounded sizes).
+  /// None of those schedules fits (with slot-rounded sizes).
   Infeasible,
 };
 
@@ -132,16 +135,17 @@ struct ChainResult {
   /// The schedule and its exact cost and peak; empty when Infeasible.
   ChainSchedule schedule;
   ChainCost cost;
-  /// The slot size used, and whether it divides every size and the budget
-  /// left after the constants, so that no rounding happened.
+  /// The slot size used, and whether it divides every size, so that
+  /// rounding sizes up and the budget down changed nothing.
   int64_t slotBytes = 1;
   bool exact = false;
 };
 
-/// The cheapest schedule within the budget, by dynamic programming over
-/// (first stage, last stage, how the input is held, free slots):
-/// O(L^2 * slots) cells and O(L^3 * slots) time. Errors: a malformed
-/// problem, a table over `maxCells`.
+/// The cheapest schedule within the budget that the DP searches, by dynamic
+/// programming over (first stage, last stage, how the input is obtained,
+/// pending and left backwards, free slots): O(L^2 * slots) cells and
+/// O(L^3 * slots) time. Errors: a malformed problem, a table over
+/// `maxCells`.
 absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
                                          const DpOptions &options = {});
 
