@@ -12,6 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Planning/Chain/ApBaselines.h"
 #include "Planning/Chain/ChainDp.h"
 #include "Planning/Ilp/CheckmateIlp.h"
 
@@ -487,6 +488,75 @@ TEST(ChainDpTest, CheckerReportsBrokenSchedules) {
   EXPECT_EQ(cost->cost, 4);
   EXPECT_EQ(cost->peakBytes, 4);
   EXPECT_TRUE(toRematSchedule(problem, outOfOrder).ok());
+}
+
+// Checkmate's baselines. A chain's forward DAG is a path: every forward node
+// but the last is a cut. With a skip edge 0 -> 3 (as a residual block),
+// nodes 1 and 2 are not.
+TEST(ChainDpTest, CutNodes) {
+  ilp::RematProblem chain = toRematProblem(uniformChain(3));
+  EXPECT_EQ(cutNodes(chain), (std::vector<int>{0, 1, 2, 3}));
+  ilp::RematProblem skip;
+  skip.nodes = {{1, 1, {}, false},     {1, 1, {0}, false},
+                {1, 1, {1}, false},    {1, 1, {2, 0}, false},
+                {1, 1, {3}, false},    {1, 1, {4, 3}, true},
+                {1, 1, {5, 2, 0}, true}};
+  EXPECT_EQ(cutNodes(skip), (std::vector<int>{0, 3}));
+}
+
+// Four one-byte, one-FLOP stages (forward nodes h0 f0 h1 f1 h2 f2 h3, then
+// b3 b2 b1 b0) with f1 as the only checkpoint: the segment h2 f2 h3 is read
+// by b3, the first backward, so it is kept; h0 f0 h1 is first read by b1
+// and runs again there, forwards 0 and 1 once more: 8 + 2.
+TEST(ChainDpTest, SegmentScheduleRecomputesEachSegmentOnce) {
+  ChainProblem chain = uniformChain(4);
+  chain.budgetBytes = 100;
+  ilp::RematProblem dag = toRematProblem(chain);
+  ilp::RematSchedule schedule = segmentSchedule(dag, {3});
+  absl::StatusOr<ilp::ScheduleCost> cost = ilp::checkSchedule(dag, schedule);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  EXPECT_EQ(cost->cost, 10);
+  EXPECT_EQ(schedule.compute[9].count(), 4u);
+  for (int node : {0, 1, 2})
+    EXPECT_TRUE(schedule.compute[9].test(node));
+}
+
+// On random chains at random parameters, every AP schedule is valid, and
+// whenever one fits a budget the DP does at least as well there.
+TEST(ChainDpTest, ApBaselinesAreValidAndNeverBeatTheDp) {
+  std::mt19937 rng(13);
+  int compared = 0, dpBetter = 0, greedyFits = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    ChainProblem chain = randomChain(rng, 4 + trial);
+    ilp::RematProblem dag = toRematProblem(chain);
+    dag.budgetBytes = INT64_MAX / 2;
+    std::vector<std::vector<int>> plans = {sqrtnCheckpoints(dag), {},
+                                           cutNodes(dag)};
+    for (int64_t parameter : {4, 10, 20, 40})
+      plans.push_back(greedyCheckpoints(dag, parameter));
+    for (const std::vector<int> &checkpoints : plans) {
+      absl::StatusOr<ilp::ScheduleCost> cost =
+          ilp::checkSchedule(dag, segmentSchedule(dag, checkpoints));
+      ASSERT_TRUE(cost.ok()) << cost.status();
+      chain.budgetBytes = cost->peakBytes;
+      ChainResult result = solve(chain);
+      ASSERT_EQ(result.status, ChainStatusKind::Optimal);
+      EXPECT_LE(result.cost.cost, cost->cost);
+      ++compared;
+      dpBetter += result.cost.cost < cost->cost;
+    }
+    // The best greedy parameter within the DP's own budget.
+    dag.budgetBytes = chain.budgetBytes = budgetsToTry(chain, 3)[2];
+    auto greedy = bestGreedySchedule(dag);
+    ChainResult result = solve(chain);
+    if (greedy) {
+      ++greedyFits;
+      EXPECT_LE(greedy->second.peakBytes, dag.budgetBytes);
+      EXPECT_LE(result.cost.cost, greedy->second.cost);
+    }
+  }
+  EXPECT_GE(dpBetter, compared / 4);
+  EXPECT_GE(greedyFits, 6);
 }
 
 } // namespace remat::chain
