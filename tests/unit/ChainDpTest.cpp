@@ -216,11 +216,11 @@ TEST(ChainDpTest, FourStagesRunStageZeroThreeTimes) {
   EXPECT_EQ(pebbleOptimum(problem), 12);
 }
 
-// On uniform chains of up to 6 stages, at budgets from infeasible to keeping
+// On uniform chains of up to 5 stages, at budgets from infeasible to keeping
 // everything, the DP finds what exhaustive search finds.
 TEST(ChainDpTest, UniformChainsMatchExhaustiveSearch) {
   int recomputing = 0;
-  for (int n = 1; n <= 6; ++n) {
+  for (int n = 1; n <= 5; ++n) {
     ChainProblem problem = uniformChain(n);
     for (int64_t budget : budgetsToTry(problem, 6)) {
       SCOPED_TRACE(::testing::Message() << n << " stages, budget " << budget);
@@ -235,7 +235,7 @@ TEST(ChainDpTest, UniformChainsMatchExhaustiveSearch) {
       recomputing += result.cost.recomputeCost > 0;
     }
   }
-  EXPECT_GE(recomputing, 10);
+  EXPECT_GE(recomputing, 8);
 }
 
 // Random heterogeneous chains of 1 to 5 stages at 5 budgets each. The DP's
@@ -307,17 +307,14 @@ ilp::IlpResult solveIlp(const ChainProblem &problem,
 }
 
 // The Checkmate MILP on the chain's DAG and the DP agree on random chains of
-// 3 to 6 stages at 6 budgets each, infeasibility included but for 6 stages,
-// where CBC takes seconds to prove it (minutes under sanitizers).
+// 3 to 5 stages at 6 budgets each, infeasibility included (CBC takes
+// seconds on 6 stages, minutes under sanitizers).
 TEST(ChainDpTest, MatchesIlpOnRandomChains) {
   std::mt19937 rng(7);
   int recomputing = 0;
-  for (int n = 3; n <= 6; ++n) {
+  for (int n = 3; n <= 5; ++n) {
     ChainProblem problem = randomChain(rng, n);
-    std::vector<int64_t> budgets = budgetsToTry(problem, 5);
-    if (n == 6)
-      budgets.erase(budgets.begin());
-    for (int64_t budget : budgets) {
+    for (int64_t budget : budgetsToTry(problem, 5)) {
       SCOPED_TRACE(::testing::Message() << n << " stages, budget " << budget);
       problem.budgetBytes = budget;
       ilp::IlpResult expected = solveIlp(problem);
@@ -332,7 +329,7 @@ TEST(ChainDpTest, MatchesIlpOnRandomChains) {
       recomputing += result.cost.recomputeCost > 0;
     }
   }
-  EXPECT_GE(recomputing, 6);
+  EXPECT_GE(recomputing, 5);
 }
 
 // Ten stages at a budget that forces recomputation: the MILP, started from
