@@ -1,0 +1,59 @@
+//===- ApBaselines.h - Checkmate's AP-sqrtn and AP-greedy -------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The baselines of Checkmate's evaluation over the ILP core's training DAG:
+/// checkpoints among the forward DAG's cut nodes, every sqrt(k)-th of them
+/// or greedily by accumulated bytes (Chen et al. 2016), and the segment
+/// schedule that keeps the checkpoints and recomputes every other forward
+/// value once, segment by segment, before the first backward that reads it.
+/// docs/planning-chain.md describes them.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H
+#define REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H
+
+#include "Planning/Ilp/CheckmateIlp.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+
+namespace remat::chain {
+
+/// Forward nodes that no forward edge jumps over: every path from an earlier
+/// forward node to a later one runs through them, so they bound segments in
+/// index order. In index order; the last forward node is never one.
+std::vector<int> cutNodes(const ilp::RematProblem &problem);
+
+/// Keeps `checkpoints` (forward nodes, increasing) resident until their last
+/// reader; drops every other forward value after its last forward reader and
+/// recomputes the segment of forward nodes after each checkpoint (up to the
+/// next), all at once, at the first backward stage that reads one of them,
+/// keeping each until its last backward reader. Valid when every forward
+/// edge into a segment comes from the segment or its checkpoint: true when
+/// the checkpoints are cut nodes.
+ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
+                                   llvm::ArrayRef<int> checkpoints);
+
+/// AP-sqrtn: every ceil(sqrt(k))-th of the k cut nodes.
+std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem);
+
+/// AP-greedy: walks the forward nodes accumulating their bytes and makes a
+/// checkpoint of the first cut node at which the total since the last one
+/// exceeds `segmentBytes`.
+std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
+                                   int64_t segmentBytes);
+
+/// The cheapest AP-greedy segment schedule within the budget over every
+/// distinct `segmentBytes`, with its cost; nullopt when none fits.
+std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>>
+bestGreedySchedule(const ilp::RematProblem &problem);
+
+} // namespace remat::chain
+
+#endif // REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H

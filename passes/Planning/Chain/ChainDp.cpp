@@ -1,0 +1,467 @@
+//===- ChainDp.cpp - The dynamic program on chains ------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// opt[s][t][kind][pending][leaves][m]: the least cost of running backwards
+/// t down to s with m free slots, stage s's input obtained as `kind` says
+/// (see `Subproblem`). docs/planning-chain.md gives the moves, the step sizes
+/// they take from the DAG's memory accounting, and the schedules that the
+/// recurrence does not search.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ChainDp.h"
+#include "ChainInternal.h"
+
+#include "remat/Support/Status.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <cassert>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <tuple>
+
+namespace remat::chain {
+namespace {
+
+constexpr int64_t kInfinite = std::numeric_limits<int64_t>::max();
+
+/// How a subproblem gets stage s's input (the output of stage s-1), which
+/// its forward s and backward s read.
+enum InputKind {
+  /// The subproblem holds the output until backward s.
+  Held = 0,
+  /// It takes the output, for free, from the saved activations of stage s-1,
+  /// which an outer subproblem holds for backward s-1.
+  Rematerialised = 1,
+  /// It holds the saved activations of stage s-1 as a checkpoint, takes the
+  /// output from them when needed and frees them before backward s.
+  HeldSaved = 2,
+};
+constexpr int kNumInputKinds = 3;
+
+/// The problem in slots, with the step sizes of the recurrence.
+class SlotChain {
+public:
+  SlotChain(const ChainProblem &problem, int64_t slotBytes)
+      : problem_(problem), numStages_(int(problem.stages.size())) {
+    auto slots = [slotBytes](int64_t bytes) {
+      return bytes / slotBytes + (bytes % slotBytes != 0);
+    };
+    for (const ChainStage &stage : problem.stages) {
+      saved_.push_back(slots(stage.savedBytes));
+      output_.push_back(slots(stage.outputBytes));
+      gradient_.push_back(slots(stage.gradientBytes));
+    }
+  }
+
+  int numStages() const { return numStages_; }
+  int64_t saved(int i) const { return saved_[i]; }
+  int64_t gradient(int i) const { return gradient_[i]; }
+  int64_t forwardCost(int i) const { return problem_.stages[i].forwardCost; }
+  int64_t backwardCost(int i) const { return problem_.stages[i].backwardCost; }
+  /// Stage s's input: the output of stage s-1; the chain's input is constant.
+  int64_t input(int s) const { return s > 0 ? output_[s - 1] : 0; }
+  /// The gradient that backward t reads: backward t+1's result.
+  int64_t incoming(int t) const {
+    return t + 1 < numStages_ ? gradient_[t + 1] : 0;
+  }
+  /// What a subproblem starting at s holds for its input until backward s.
+  int64_t held(int s, int kind) const {
+    if (s == 0 || kind == Rematerialised)
+      return 0;
+    return kind == Held ? input(s) : saved_[s - 1];
+  }
+  /// Bytes live for the input while a forward reads it.
+  int64_t inputLive(int s, int kind) const {
+    return kind == Held ? input(s) : held(s, kind) + input(s);
+  }
+  /// The peak of the input's last use, by an op that adds `result` bytes
+  /// to `other` bytes besides the input: taking the input from held saved
+  /// activations frees them before that op.
+  int64_t lastInputUse(int s, int kind, int64_t other, int64_t result) const {
+    int64_t need = input(s) + other + result;
+    if (kind == HeldSaved)
+      need = std::max(need, held(s, kind) + input(s) + other);
+    return need;
+  }
+  /// Running forward s from its input: input and saved activations live.
+  int64_t forwardStep(int s) const { return input(s) + saved_[s]; }
+  /// Taking output i from its saved activations.
+  int64_t outputStep(int i) const { return saved_[i] + output_[i]; }
+
+private:
+  const ChainProblem &problem_;
+  int numStages_;
+  std::vector<int64_t> saved_, output_, gradient_;
+};
+
+/// A subproblem: run backwards t down to s+1 and, unless `leaves`,
+/// backward s; before them the pending backward t+1 when `pending`. At the
+/// start the gradient of output t is in memory, or with `pending` the saved
+/// activations of stage t+1 and the gradient of output t+1; stage s's input
+/// is available as `kind` says. With `leaves` it ends with forward s's saved
+/// activations and the gradient of output s in memory, backward s pending on
+/// an input that the caller brings back, and its own input source freed.
+struct Subproblem {
+  int s = 0, t = 0;
+  int kind = Held;
+  bool pending = false, leaves = false;
+};
+
+/// opt as one array: rows of `numSlots + 1` costs per subproblem, for
+/// s - 1 <= t (t = s - 1: nothing left but the pending backward), s = L
+/// with t = L - 1 included.
+class CostTable {
+public:
+  CostTable(int numStages, int64_t numSlots)
+      : numStages_(numStages), width_(numSlots + 1),
+        cells_(size_t(numRows(numStages)) * size_t(width_), kInfinite) {}
+
+  static int64_t numRows(int numStages) {
+    int64_t pairs = int64_t(numStages) * (numStages + 1) / 2 + numStages + 1;
+    return pairs * kNumInputKinds * 4;
+  }
+  int64_t *row(const Subproblem &p) {
+    int64_t pair = int64_t(p.s) * (numStages_ + 1) -
+                   int64_t(p.s) * (p.s - 1) / 2 + (p.t - p.s + 1);
+    int64_t index = ((pair * kNumInputKinds + p.kind) * 2 + p.pending) * 2 +
+                    p.leaves;
+    return cells_.data() + index * width_;
+  }
+  int64_t lastSlot() const { return width_ - 1; }
+
+private:
+  int numStages_;
+  int64_t width_;
+  std::vector<int64_t> cells_;
+};
+
+/// The ways to run a subproblem.
+enum class MoveKind {
+  /// Nothing left to run.
+  Done,
+  /// Only the pending backward s (s = t + 1): run it on the input.
+  PendingBackward,
+  /// Forward s keeping its saved activations; backwards t..s+1 (and the
+  /// pending one) with output s taken from them; backward s unless the
+  /// subproblem leaves it.
+  KeepSaved,
+  /// Forwards s..c-1 keeping nothing, hold output c-1 for backwards t..c
+  /// (and the pending one); then backwards c-1..s.
+  HoldOutput,
+  /// Forwards s..c-1 keeping only the saved activations of c-1, which
+  /// backwards t..c (and the pending one) take output c-1 from and free;
+  /// then backwards c-1..s.
+  HoldSaved,
+  /// Forwards s..c-1, forward c keeping its saved activations and dropping
+  /// output c-1; backwards t..c+1 (and the pending one); then backward c
+  /// pending on output c-1, and backwards c-1..s.
+  KeepSavedDropInput,
+};
+
+/// One way to run a subproblem: feasible from `need` slots, costing `cost`
+/// plus the optimum of `child` at m - `shift` slots plus that of `rest` at m
+/// (each when present).
+struct Move {
+  MoveKind kind = MoveKind::Done;
+  int split = 0;
+  int64_t need = 0;
+  int64_t cost = 0;
+  std::optional<Subproblem> child;
+  int64_t shift = 0;
+  std::optional<Subproblem> rest;
+};
+
+/// Fills and reads back the table.
+class ChainDp {
+public:
+  ChainDp(const SlotChain &chain, int64_t numSlots)
+      : chain_(chain), table_(chain.numStages(), numSlots) {}
+
+  void fill();
+  int64_t optimum() { return table_.row(whole())[table_.lastSlot()]; }
+  ChainSchedule schedule();
+
+private:
+  Subproblem whole() const { return {0, chain_.numStages() - 1, Held}; }
+  /// Calls `visit` with every move of `p`, in a fixed order.
+  void forEachMove(const Subproblem &p,
+                   llvm::function_ref<void(const Move &)> visit);
+  /// What `move` costs at m slots; infinite when a part does not fit.
+  int64_t costAt(const Move &move, int64_t m) {
+    int64_t child = move.child ? table_.row(*move.child)[m - move.shift] : 0;
+    int64_t rest = move.rest ? table_.row(*move.rest)[m] : 0;
+    if (child == kInfinite || rest == kInfinite)
+      return kInfinite;
+    // validateChain bounds every schedule's cost: no overflow.
+    return move.cost + child + rest;
+  }
+  /// Bytes held at the start for what comes after the subproblem.
+  int64_t top(const Subproblem &p) const {
+    return p.pending ? chain_.saved(p.t + 1) + chain_.incoming(p.t + 1)
+                     : chain_.incoming(p.t);
+  }
+
+  const SlotChain &chain_;
+  CostTable table_;
+};
+
+void ChainDp::forEachMove(const Subproblem &p,
+                          llvm::function_ref<void(const Move &)> visit) {
+  auto [s, t, kind, pending, leaves] = p;
+  int64_t held = chain_.held(s, kind);
+  int64_t onTop = top(p);
+  if (s == t + 1) {
+    if (leaves)
+      return;
+    if (!pending)
+      return visit({MoveKind::Done});
+    Move move{MoveKind::PendingBackward};
+    move.need = chain_.lastInputUse(s, kind, onTop, chain_.gradient(s));
+    move.cost = chain_.backwardCost(s);
+    return visit(move);
+  }
+  int64_t firstStep = onTop + chain_.inputLive(s, kind) + chain_.saved(s);
+  bool hasChild = s < t || pending;
+
+  Move keep{MoveKind::KeepSaved};
+  keep.cost = chain_.forwardCost(s) + (leaves ? 0 : chain_.backwardCost(s));
+  if (leaves) {
+    // Forward s is the input's last use; the child runs without it.
+    keep.need = chain_.lastInputUse(s, kind, onTop, chain_.saved(s));
+    keep.shift = chain_.saved(s);
+  } else if (hasChild) {
+    // The input is taken again for backward s.
+    keep.need = std::max(firstStep, chain_.lastInputUse(
+                                        s, kind,
+                                        chain_.saved(s) + chain_.incoming(s),
+                                        chain_.gradient(s)));
+    keep.shift = held + chain_.saved(s);
+  } else {
+    // Forward s and backward s read the same input.
+    keep.need = std::max(
+        chain_.lastInputUse(s, kind, onTop, chain_.saved(s)),
+        chain_.input(s) + chain_.saved(s) + onTop + chain_.gradient(s));
+  }
+  if (hasChild) {
+    keep.child = Subproblem{s + 1, t, Rematerialised, pending, false};
+    keep.need = std::max(keep.need, keep.shift);
+  }
+  visit(keep);
+
+  // The descent's steps after the first: outputs s..c-1 and forwards
+  // s+1..c-1 (s+1..c for KeepSavedDropInput).
+  int64_t descent = 0, forward = 0;
+  for (int c = s + 1; c <= t + int(pending); ++c) {
+    forward += chain_.forwardCost(c - 1);
+    // Hold h_{c-1} (its steps end at forward c-1) or f_{c-1} (one step
+    // more). The child may leave backward c to the rest, unless that would
+    // make the rest this very subproblem.
+    int64_t savedNeed = std::max({firstStep, onTop + held + descent, held});
+    descent = std::max(descent, chain_.outputStep(c - 1));
+    int64_t outputNeed = std::max({firstStep, onTop + held + descent, held});
+    for (auto [moveKind, childKind, need] :
+         {std::tuple(MoveKind::HoldSaved, int(HeldSaved), savedNeed),
+          std::tuple(MoveKind::HoldOutput, int(Held), outputNeed)})
+      for (bool childLeaves : {false, true}) {
+        if (childLeaves && c > t)
+          continue;
+        Move hold{moveKind, c};
+        hold.need = need;
+        hold.cost = forward;
+        hold.child = Subproblem{c, t, childKind, pending, childLeaves};
+        hold.shift = held;
+        hold.rest = Subproblem{s, c - 1, kind, childLeaves, leaves};
+        visit(hold);
+      }
+
+    if (c > t)
+      continue;
+    descent = std::max(descent, chain_.forwardStep(c));
+    Move drop{MoveKind::KeepSavedDropInput, c};
+    drop.shift = held + chain_.saved(c);
+    drop.need = std::max({firstStep, onTop + held + descent, drop.shift});
+    drop.cost = forward + chain_.forwardCost(c);
+    drop.child = Subproblem{c + 1, t, Rematerialised, pending, false};
+    drop.rest = Subproblem{s, c - 1, kind, true, leaves};
+    visit(drop);
+  }
+}
+
+void ChainDp::fill() {
+  int numStages = chain_.numStages();
+  int64_t last = table_.lastSlot();
+  for (int length = -1; length < numStages; ++length)
+    for (int s = 0; s + length < numStages; ++s)
+      for (int kind : {Held, Rematerialised, HeldSaved})
+        for (bool leaves : {false, true})
+          // Pending after non-pending: HoldOutput at c = t + 1 reads the
+          // latter.
+          for (bool pending : {false, true}) {
+            Subproblem p{s, s + length, kind, pending, leaves};
+            if (pending && p.t + 1 >= numStages)
+              continue;
+            int64_t *row = table_.row(p);
+            forEachMove(p, [&](const Move &move) {
+              if (!move.child) {
+                for (int64_t m = move.need; m <= last; ++m)
+                  row[m] = std::min(row[m], costAt(move, m));
+                return;
+              }
+              // The hot loop: both parts' rows, shifted.
+              const int64_t *child = table_.row(*move.child);
+              const int64_t *rest = move.rest ? table_.row(*move.rest) : nullptr;
+              for (int64_t m = move.need; m <= last; ++m) {
+                int64_t a = child[m - move.shift], b = rest ? rest[m] : 0;
+                if (a != kInfinite && b != kInfinite)
+                  row[m] = std::min(row[m], move.cost + a + b);
+              }
+            });
+          }
+}
+
+/// A step of the reconstruction: solve a subproblem or emit an op.
+struct Task {
+  Subproblem subproblem;
+  int64_t slots = 0;
+  std::optional<ChainOp> op;
+};
+
+ChainSchedule ChainDp::schedule() {
+  ChainSchedule result;
+  std::vector<Task> stack = {{whole(), table_.lastSlot(), {}}};
+  // Explicit stack: the recursion is as deep as the chain is long. Each
+  // subproblem pushes its tasks in reverse order of execution.
+  while (!stack.empty()) {
+    Task task = stack.back();
+    stack.pop_back();
+    if (task.op) {
+      result.ops.push_back(*task.op);
+      continue;
+    }
+    const Subproblem &p = task.subproblem;
+    int64_t m = task.slots;
+    int64_t value = table_.row(p)[m];
+    assert(value != kInfinite && "reconstructing an infeasible subproblem");
+    std::optional<Move> chosen;
+    forEachMove(p, [&](const Move &move) {
+      if (!chosen && m >= move.need && costAt(move, m) == value)
+        chosen = move;
+    });
+    assert(chosen && "no move reaches the optimum");
+    auto emit = [&](ChainOpKind kind, int stage) {
+      stack.push_back({{}, 0, ChainOp{kind, stage, 0}});
+    };
+    if (chosen->rest)
+      stack.push_back({*chosen->rest, m, {}});
+    int s = p.s, c = chosen->split;
+    switch (chosen->kind) {
+    case MoveKind::Done:
+      continue;
+    case MoveKind::PendingBackward:
+      emit(ChainOpKind::Backward, s);
+      break;
+    case MoveKind::KeepSaved:
+      if (!p.leaves) {
+        emit(ChainOpKind::Backward, s);
+        if (p.kind != Held && s > 0 && chosen->child)
+          emit(ChainOpKind::Output, s - 1);
+      }
+      if (chosen->child)
+        stack.push_back({*chosen->child, m - chosen->shift, {}});
+      emit(ChainOpKind::Forward, s);
+      break;
+    case MoveKind::HoldOutput:
+    case MoveKind::HoldSaved:
+    case MoveKind::KeepSavedDropInput: {
+      stack.push_back({*chosen->child, m - chosen->shift, {}});
+      int last = chosen->kind == MoveKind::KeepSavedDropInput ? c : c - 1;
+      if (chosen->kind != MoveKind::HoldOutput)
+        emit(ChainOpKind::Forward, last--);
+      for (int i = last; i >= s; --i) {
+        emit(ChainOpKind::Output, i);
+        emit(ChainOpKind::Forward, i);
+      }
+      break;
+    }
+    }
+    if (p.kind != Held && s > 0)
+      emit(ChainOpKind::Output, s - 1);
+  }
+  setLastUses(chain_.numStages(), result);
+  return result;
+}
+
+/// The slot size: as asked, or the gcd of all sizes, coarsened so that the
+/// budget left after the constants needs at most `maxSlots` slots.
+int64_t chooseSlotBytes(const ChainProblem &problem, int64_t available,
+                        const DpOptions &options) {
+  if (options.slotBytes > 0)
+    return options.slotBytes;
+  int64_t unit = 0;
+  for (const ChainStage &stage : problem.stages)
+    for (int64_t size :
+         {stage.savedBytes, stage.outputBytes, stage.gradientBytes})
+      unit = std::gcd(unit, size);
+  unit = std::max<int64_t>(unit, 1);
+  int64_t maxSlots = std::max<int64_t>(options.maxSlots, 1);
+  if (available / unit > maxSlots)
+    unit = available / maxSlots + (available % maxSlots != 0);
+  return unit;
+}
+
+} // namespace
+
+absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
+                                         const DpOptions &options) {
+  REMAT_RETURN_IF_ERROR(validateChain(problem));
+  ChainResult result;
+  int64_t available = problem.budgetBytes - problem.constantBytes;
+  if (available < 0)
+    return result;
+  result.slotBytes = chooseSlotBytes(problem, available, options);
+  int64_t numSlots = available / result.slotBytes;
+  result.exact = true;
+  for (const ChainStage &stage : problem.stages)
+    for (int64_t size :
+         {stage.savedBytes, stage.outputBytes, stage.gradientBytes})
+      result.exact &= size % result.slotBytes == 0;
+
+  int numStages = int(problem.stages.size());
+  int64_t cells = 0;
+  if (llvm::MulOverflow(CostTable::numRows(numStages), numSlots + 1,
+                        cells) ||
+      cells > options.maxCells)
+    return invalidArgument(
+        "chain dp: {} stages and {} slots need more than the limit of {} "
+        "table cells; use larger slots",
+        numStages, numSlots + 1, options.maxCells);
+
+  SlotChain chain(problem, result.slotBytes);
+  ChainDp dp(chain, numSlots);
+  dp.fill();
+  int64_t optimum = dp.optimum();
+  if (optimum == kInfinite)
+    return result;
+  result.schedule = dp.schedule();
+  REMAT_ASSIGN_OR_RETURN(result.cost,
+                         evaluateChainSchedule(problem, result.schedule));
+  if (result.cost.cost != optimum ||
+      result.cost.peakBytes > problem.budgetBytes)
+    return absl::InternalError(fmt::format(
+        "chain dp: schedule costs {} with a peak of {} bytes, the table said "
+        "{} within {}",
+        result.cost.cost, result.cost.peakBytes, optimum,
+        problem.budgetBytes));
+  result.status = ChainStatusKind::Optimal;
+  return result;
+}
+
+} // namespace remat::chain
