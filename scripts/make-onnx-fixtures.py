@@ -120,8 +120,12 @@ class Case:
     """One export: a model, its input, opset, mode and the loss remat adds."""
 
     def __init__(self, name, make, shape, opset, training, loss, classes=5,
-                 sequence=False):
+                 sequence=False, trace=None):
         self.name, self.make, self.shape = name, make, list(shape)
+        # The input the exporter traces: the graph has a dynamic batch (and
+        # sequence) axis, so a small trace gives the same graph, which
+        # `--input-shape` then fixes at `shape`.
+        self.trace = list(trace or shape)
         self.opset, self.training, self.loss = opset, training, loss
         self.classes, self.sequence = classes, sequence
 
@@ -169,15 +173,15 @@ def full_models():
 
 
 # The sizes at which gradients are compared. Training-mode batch norm over
-# few elements per channel is ill-conditioned: at batch 2 and 64x64, the last
-# stage's 2x2 maps give 8 per channel, and PyTorch's own float32 gradients of
-# resnet50 are 0.15 (relative) off its float64 ones. 4 x 128x128 gives 64.
-# vgg16 needs 224x224 (its adaptive pool to 7x7 exports only for inputs that
-# are multiples of 7x7).
+# few elements per channel is ill-conditioned in float32: at batch 2 and
+# 64x64, resnet50's last stage normalises 8 elements a channel, and PyTorch's
+# own float32 gradients are 0.15 (relative) off its float64 ones (see
+# docs/benchmarks.md; `compare --float64` shows it). vgg16 needs 224x224 (its
+# adaptive pool to 7x7 exports only for inputs that are multiples of 7x7).
 GRAD_SHAPES = {
-    "resnet18": (4, 3, 128, 128),
-    "resnet50": (4, 3, 128, 128),
-    "mobilenet_v2": (4, 3, 128, 128),
+    "resnet18": (2, 3, 64, 64),
+    "resnet50": (2, 3, 64, 64),
+    "mobilenet_v2": (2, 3, 64, 64),
     "vgg16": (1, 3, 224, 224),
     "transformer12": (16, 2, 512),
 }
@@ -190,8 +194,9 @@ def large_cases():
         classes = 1000
         for opset, training in ((13, True), (17, True), (17, False)):
             mode = "train" if training else "eval"
+            trace = (8, 2, shape[2]) if seq else (2,) + tuple(shape[1:])
             bench.append(Case(f"{name}-{mode}-op{opset}", make, shape, opset,
-                              training, loss, classes, seq))
+                              training, loss, classes, seq, trace))
         for opset, training in ((15, True), (17, False)):
             mode = "train" if training else "eval"
             grad.append(Case(f"{name}-{mode}-op{opset}",
@@ -213,7 +218,7 @@ def build(case):
 
 
 def export(case, model, path):
-    example = torch.randn(case.shape, generator=torch.Generator().manual_seed(SEED))
+    example = torch.randn(case.trace, generator=torch.Generator().manual_seed(SEED))
     # PRESERVE keeps eval-mode batch norm as BatchNormalization on the running
     # statistics; EVAL would fold it into the convolutions' weights, which
     # would then not be the model's params.
