@@ -85,6 +85,8 @@ def zero_dropout(model):
     for module in model.modules():
         if isinstance(module, nn.Dropout):
             module.p = 0.0
+        if isinstance(module, nn.MultiheadAttention):
+            module.dropout = 0.0  # on the attention weights, not a module
     return model
 
 
