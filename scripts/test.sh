@@ -39,10 +39,11 @@ build-fuzz/tests/fuzz/remat-npy-fuzzer -max_total_time=20 -timeout=10 \
   -dict=tests/fuzz/npy.dict -artifact_prefix=build-fuzz/ "$fuzz_corpus"
 rm -rf "$fuzz_corpus"
 # The ONNX importer under libFuzzer for 30 s, seeded with the C++-built test
-# models (remat-onnx-fixtures).
+# models (remat-onnx-fixtures) and the checked-in PyTorch exports.
 cmake --build build-fuzz -j "$jobs" --target remat-onnx-fuzzer remat-onnx-fixtures
 onnx_corpus=$(mktemp -d)
 build-fuzz/tests/onnx/remat-onnx-fixtures "$onnx_corpus"
+cp tests/onnx/fixtures/*.onnx "$onnx_corpus"
 build-fuzz/tests/fuzz/remat-onnx-fuzzer -max_total_time=30 -timeout=10 \
   -artifact_prefix=build-fuzz/onnx- "$onnx_corpus"
 rm -rf "$onnx_corpus"

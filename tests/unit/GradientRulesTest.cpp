@@ -427,6 +427,17 @@ std::vector<GradCase> gradCases() {
              {f32({2, 3, 2, 2}), f32({3}), f32({3})}));
   add(allResultsCase("batch_norm_with_stats", "batch_norm",
                      {f32({3, 2, 2, 2}), f32({2}), f32({2})}));
+  // The variance must stay positive under differencing: exp of a param.
+  add({"batch_norm_inference_4d", [](Builder &b) {
+         Value *x = b.param("x", f32({2, 3, 2, 2}));
+         Value *gamma = b.param("gamma", f32({3}));
+         Value *beta = b.param("beta", f32({3}));
+         Value *mean = b.param("mean", f32({3}));
+         Value *var = b.op("exp", {b.param("logvar", f32({3}))});
+         return std::vector<Value *>{
+             b.op("batch_norm_inference", {x, gamma, beta, mean, var},
+                  {{"eps", 1e-3}})};
+       }});
 
   // Convolution.
   add(opCase("conv2d_plain", "conv2d", {f32({1, 2, 5, 5}), f32({3, 2, 3, 3})}));

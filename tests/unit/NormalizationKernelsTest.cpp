@@ -65,6 +65,21 @@ TEST(NormalizationKernelsTest, BatchNormStatisticsSpanBatchAndSpace) {
   expectAllClose((*results)[0], {-4 / s, -2 / s, 0, 6 / s}, 1e-15, "y");
 }
 
+TEST(NormalizationKernelsTest, BatchNormInferenceUsesTheGivenStatistics) {
+  // x [N=2, C=2, 1] = [[1, 2], [3, 6]], statistics not x's own: channel 0
+  // mean 1, var 4 (s = 2), gamma 2, beta 0.5: (x - 1) / 2 * 2 + 0.5 over
+  // {1, 3} is [0.5, 2.5]; channel 1 mean 0, var 1 (s = 1), gamma -1, beta 0:
+  // over {2, 6} is [-2, -6].
+  HostTensor x = f32({2, 2, 1}, {1, 2, 3, 6});
+  HostTensor gamma = f32({2}, {2, -1});
+  HostTensor beta = f32({2}, {0.5, 0});
+  HostTensor mean = f32({2}, {1, 0});
+  HostTensor var = f32({2}, {4, 1});
+  HostTensor y = runOne("batch_norm_inference", {x, gamma, beta, mean, var},
+                        {{"eps", 0.0}});
+  expectAllClose(y, {0.5, -2, 2.5, -6}, 0, "y");
+}
+
 /// batch_norm by definition: channel c's statistics over N and the spatial
 /// positions, then (x - mean) / sqrt(var + eps) * gamma + beta.
 std::vector<double> directBatchNorm(const HostTensor &x,

@@ -118,6 +118,59 @@ TEST(OnnxImportTest, GemmWithTransposeAlphaAndBeta) {
               ElementsAre(8.5, 11, 20.5, 23));
 }
 
+TEST(OnnxImportTest, MatMulReadsATransposedWeightWithoutATranspose) {
+  // PyTorch's Linear on [S, B, D]: MatMul(x, Transpose(weight [F, D])).
+  OnnxModelBuilder b;
+  b.input("x", {1, 2, 3});
+  b.floats("w", {2, 3}, {1, 0, 1, 0, 2, 0});
+  onnx::NodeProto &t = b.node("Transpose", {"w"}, {"wt"});
+  setAttr(t, "perm", std::vector<int64_t>{1, 0});
+  b.node("MatMul", {"x", "wt"}, {"y"});
+  b.output("y", {1, 2, 2});
+  OnnxImportOptions options;
+  options.loss = OnnxLoss::Sum;
+  auto graph = importOnnx(b.bytes(), "t.onnx", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  std::string text = printGraph(**graph);
+  EXPECT_THAT(text, Not(HasSubstr("transpose(")));
+  EXPECT_THAT(text, HasSubstr("transpose_b = true"));
+  TensorMap feeds;
+  feeds.insert({"x", tensorOf({1, 2, 3}, {1, 2, 3, 4, 5, 6})});
+  // Rows [1, 2, 3] and [4, 5, 6] against w's rows [1, 0, 1] and [0, 2, 0].
+  EXPECT_THAT(runImported(b, std::move(feeds)), ElementsAre(4, 4, 10, 10));
+}
+
+TEST(OnnxImportTest, TransposeReadByAnotherOpIsEmitted) {
+  OnnxModelBuilder b;
+  b.input("x", {3, 2});
+  b.floats("w", {2, 3}, {1, 2, 3, 4, 5, 6});
+  onnx::NodeProto &t = b.node("Transpose", {"w"}, {"wt"});
+  setAttr(t, "perm", std::vector<int64_t>{1, 0});
+  b.node("Add", {"x", "wt"}, {"y"});
+  b.output("y", {3, 2});
+  TensorMap feeds;
+  feeds.insert({"x", tensorOf({3, 2}, {0, 0, 0, 0, 10, 10})});
+  EXPECT_THAT(runImported(b, std::move(feeds)),
+              ElementsAre(1, 4, 2, 5, 13, 16));
+}
+
+TEST(OnnxImportTest, EvalBatchNormUsesTheRunningStatistics) {
+  // Opset 17 without training_mode: (x - mean) / sqrt(var + eps) * s + b.
+  OnnxModelBuilder b;
+  b.input("x", {2, 2, 1, 1});
+  b.floats("scale", {2}, {2, -1});
+  b.floats("bias", {2}, {0.5, 0});
+  b.floats("mean", {2}, {1, 0});
+  b.floats("var", {2}, {4, 1});
+  onnx::NodeProto &bn =
+      b.node("BatchNormalization", {"x", "scale", "bias", "mean", "var"}, {"y"});
+  setAttr(bn, "epsilon", 0.0f);
+  b.output("y", {2, 2, 1, 1});
+  TensorMap feeds;
+  feeds.insert({"x", tensorOf({2, 2, 1, 1}, {1, 2, 3, 6})});
+  EXPECT_THAT(runImported(b, std::move(feeds)), ElementsAre(0.5, -2, 2.5, -6));
+}
+
 TEST(OnnxImportTest, SliceClampsNegativeAndHugeBounds) {
   OnnxModelBuilder b;
   b.input("x", {5});

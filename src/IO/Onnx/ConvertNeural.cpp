@@ -178,9 +178,29 @@ absl::Status convertGemm(ImportContext &ctx) {
   return ctx.op("add", {y, c}, {}, 0).status();
 }
 
+/// MatMul's operand `i`, and whether it is the transpose of the value
+/// returned (a deferred Transpose, which matmul then transposes itself).
+absl::StatusOr<std::pair<Value *, bool>> matmulOperand(ImportContext &ctx,
+                                                       int i) {
+  llvm::StringRef matrix = ctx.transposedMatrix(i);
+  if (matrix.empty()) {
+    REMAT_ASSIGN_OR_RETURN(Value * v, ctx.input(i));
+    return std::make_pair(v, false);
+  }
+  REMAT_ASSIGN_OR_RETURN(Value * v, ctx.valueNamed(matrix.str()));
+  return std::make_pair(v, true);
+}
+
 absl::Status convertMatMul(ImportContext &ctx) {
-  REMAT_ASSIGN_OR_RETURN(Value * a, ctx.input(0));
-  REMAT_ASSIGN_OR_RETURN(Value * b, ctx.input(1));
+  REMAT_ASSIGN_OR_RETURN(auto operandA, matmulOperand(ctx, 0));
+  REMAT_ASSIGN_OR_RETURN(auto operandB, matmulOperand(ctx, 1));
+  auto [a, transposeA] = operandA;
+  auto [b, transposeB] = operandB;
+  if (transposeA || transposeB)
+    return ctx
+        .op("matmul", {a, b},
+            {{"transpose_a", transposeA}, {"transpose_b", transposeB}}, 0)
+        .status();
   bool vectorA = a->type().rank() == 1, vectorB = b->type().rank() == 1;
   if (!vectorA && !vectorB)
     return ctx.op("matmul", {a, b}, {}, 0).status();

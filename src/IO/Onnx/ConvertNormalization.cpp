@@ -6,8 +6,9 @@
 ///
 /// \file
 /// BatchNormalization in training mode (opset 13's five outputs, or 14+'s
-/// `training_mode` with three) as batch_norm, in eval mode as elementwise ops
-/// on the running statistics (leaves declared `input`, not trained);
+/// `training_mode` with three) as batch_norm, in eval mode as
+/// batch_norm_inference on the running statistics (leaves declared `input`,
+/// not trained);
 /// LayerNormalization over the last axis; ReduceMean and ReduceSum, which
 /// with Sub, Pow and Sqrt make up the layer norm PyTorch exports below 17.
 ///
@@ -17,14 +18,6 @@
 
 namespace remat::onnximport {
 namespace {
-
-/// Reshapes a [C] tensor to [C, 1, ...] for an [N, C, ...] operand of `rank`.
-absl::StatusOr<Value *> perChannel(ImportContext &ctx, Value *v,
-                                   unsigned rank) {
-  std::vector<int64_t> shape(rank - 1, 1);
-  shape[0] = v->type().numElements();
-  return ctx.op("reshape", {v}, {{"shape", Attribute(shape)}});
-}
 
 /// running * momentum + batch * (1 - momentum): the updated running
 /// statistic, for a model that reads it.
@@ -74,18 +67,9 @@ absl::Status convertBatchNorm(ImportContext &ctx) {
                      "supported");
   REMAT_ASSIGN_OR_RETURN(Value * mean, ctx.constantLeafInput(3));
   REMAT_ASSIGN_OR_RETURN(Value * var, ctx.constantLeafInput(4));
-  DType dtype = x->type().dtype();
-  REMAT_ASSIGN_OR_RETURN(Value * epsilon, ctx.scalar(eps, dtype));
-  REMAT_ASSIGN_OR_RETURN(Value * shifted, ctx.op("add", {var, epsilon}));
-  REMAT_ASSIGN_OR_RETURN(Value * stddev, ctx.op("sqrt", {shifted}));
-  REMAT_ASSIGN_OR_RETURN(mean, perChannel(ctx, mean, rank));
-  REMAT_ASSIGN_OR_RETURN(stddev, perChannel(ctx, stddev, rank));
-  REMAT_ASSIGN_OR_RETURN(scale, perChannel(ctx, scale, rank));
-  REMAT_ASSIGN_OR_RETURN(bias, perChannel(ctx, bias, rank));
-  REMAT_ASSIGN_OR_RETURN(Value * centred, ctx.op("sub", {x, mean}));
-  REMAT_ASSIGN_OR_RETURN(Value * normal, ctx.op("div", {centred, stddev}));
-  REMAT_ASSIGN_OR_RETURN(Value * scaled, ctx.op("mul", {normal, scale}));
-  return ctx.op("add", {scaled, bias}, {}, 0).status();
+  return ctx
+      .op("batch_norm_inference", {x, scale, bias, mean, var}, {{"eps", eps}}, 0)
+      .status();
 }
 
 absl::Status convertLayerNorm(ImportContext &ctx) {

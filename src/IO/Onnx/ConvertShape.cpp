@@ -203,12 +203,20 @@ absl::Status convertSqueeze(ImportContext &ctx) {
 }
 
 absl::Status convertTranspose(ImportContext &ctx) {
-  REMAT_ASSIGN_OR_RETURN(Value * x, ctx.input(0));
-  int64_t rank = x->type().rank();
+  REMAT_ASSIGN_OR_RETURN(Type type, ctx.inputType(0));
+  int64_t rank = type.rank();
   std::vector<int64_t> reversed(rank);
   for (int64_t d = 0; d < rank; ++d)
     reversed[d] = rank - 1 - d;
   REMAT_ASSIGN_OR_RETURN(std::vector<int64_t> perm, ctx.intsAttr("perm", reversed));
+  // A transposed matrix is left for its readers: MatMul reads it as the
+  // untransposed one (ImportContext::deferTranspose).
+  if (perm == std::vector<int64_t>{1, 0} && !ctx.maybeKnown(0) &&
+      ctx.transposedMatrix(0).empty()) {
+    ctx.deferTranspose(0);
+    return absl::OkStatus();
+  }
+  REMAT_ASSIGN_OR_RETURN(Value * x, ctx.input(0));
   return ctx.op("transpose", {x}, {{"perm", Attribute(perm)}}, 0).status();
 }
 

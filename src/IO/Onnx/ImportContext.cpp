@@ -87,6 +87,18 @@ absl::StatusOr<KnownTensor> ImportContext::knownInput(int i,
 absl::StatusOr<Value *> ImportContext::valueNamed(const std::string &name) {
   if (auto it = values_.find(name); it != values_.end())
     return it->second;
+  if (auto it = deferred_.find(name); it != deferred_.end()) {
+    REMAT_ASSIGN_OR_RETURN(Value * matrix, valueNamed(it->second));
+    absl::StatusOr<Op *> op = builder_.tryCreate(
+        "transpose", {matrix}, {{"perm", Attribute({1, 0})}});
+    if (!op.ok())
+      return nodeError(std::string(op.status().message()));
+    Value *transposed = (*op)->result(0);
+    builder_.graph().renameValue(transposed, builder_.graph().uniqueName(name));
+    deferred_.erase(it);
+    values_[name] = transposed;
+    return transposed;
+  }
   if (const KnownTensor *tensor = knownNamed(name))
     return materialise(name, *tensor);
   if (initializers_.count(name))
@@ -111,14 +123,30 @@ absl::StatusOr<Value *> ImportContext::constantLeafInput(int i) {
   return input(i);
 }
 
+llvm::StringRef ImportContext::transposedMatrix(int i) const {
+  if (!hasInput(i))
+    return "";
+  auto it = deferred_.find(node_->input(i));
+  return it == deferred_.end() ? llvm::StringRef() : llvm::StringRef(it->second);
+}
+
 absl::StatusOr<Type> ImportContext::inputType(int i) const {
   if (const KnownTensor *tensor = maybeKnown(i))
     return Type(tensor->dtype, tensor->shape);
   if (!hasInput(i))
     return error("input {} is missing", i);
-  const std::string &name = node_->input(i);
+  return typeNamed(node_->input(i));
+}
+
+absl::StatusOr<Type> ImportContext::typeNamed(const std::string &name) const {
   if (auto it = values_.find(name); it != values_.end())
     return it->second->type();
+  if (auto it = deferred_.find(name); it != deferred_.end()) {
+    REMAT_ASSIGN_OR_RETURN(Type matrix, typeNamed(it->second));
+    return Type(matrix.dtype(), {matrix.dim(1), matrix.dim(0)});
+  }
+  if (auto it = known_.find(name); it != known_.end())
+    return Type(it->second.dtype, it->second.shape);
   if (auto it = initializers_.find(name); it != initializers_.end()) {
     REMAT_ASSIGN_OR_RETURN(DType dtype, dtypeOfOnnx(it->second->data_type()));
     return Type(dtype, std::vector<int64_t>(it->second->dims().begin(),
@@ -197,6 +225,11 @@ bool ImportContext::outputUsed(int i) const {
 void ImportContext::define(int i, Value *value) {
   if (i < node_->output_size() && !node_->output(i).empty())
     values_[node_->output(i)] = value;
+}
+
+void ImportContext::deferTranspose(int i) {
+  if (i < node_->output_size() && !node_->output(i).empty())
+    deferred_[node_->output(i)] = node_->input(0);
 }
 
 void ImportContext::defineKnown(int i, KnownTensor tensor) {

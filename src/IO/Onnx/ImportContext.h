@@ -112,6 +112,10 @@ public:
   /// Input `i` as a leaf declared `input` rather than `param` when it is an
   /// initializer not yet declared (batch-norm running statistics).
   absl::StatusOr<Value *> constantLeafInput(int i);
+  /// The ONNX name of the matrix whose Transpose (perm [1, 0]) input `i` is,
+  /// when that Transpose was deferred (`deferTranspose`) and has not been
+  /// materialised; else empty.
+  llvm::StringRef transposedMatrix(int i) const;
 
   // Results.
   int numOutputs() const { return node_->output_size(); }
@@ -119,6 +123,16 @@ public:
   bool outputUsed(int i) const;
   void define(int i, Value *value);
   void defineKnown(int i, KnownTensor tensor);
+  /// Output `i` is input 0 transposed, emitted only when a reader other than
+  /// a MatMul operand (which reads it as transpose_a or transpose_b) needs it:
+  /// PyTorch exports a Linear on a batch of sequences as
+  /// MatMul(x, Transpose(weight)), and a transpose of the weight alone would
+  /// be an op on params only, a path around every bottleneck.
+  void deferTranspose(int i);
+  /// Whether `name` is a deferred Transpose's output.
+  bool isDeferred(llvm::StringRef name) const {
+    return deferred_.count(name) != 0;
+  }
   /// Creates an op whose first result will be output `i`'s value (named after
   /// it); shape inference errors become node errors.
   absl::StatusOr<Op *> create(llvm::StringRef kind,
@@ -159,6 +173,8 @@ public:
   }
 
 private:
+  /// The static type of the value named `name`, however it is defined.
+  absl::StatusOr<Type> typeNamed(const std::string &name) const;
   absl::StatusOr<Value *> materialise(const std::string &name,
                                       const KnownTensor &tensor);
   absl::StatusOr<Value *>
@@ -174,6 +190,8 @@ private:
   llvm::StringMap<const onnx::TensorProto *> initializers_;
   llvm::StringMap<bool> used_;
   std::map<std::string, KnownTensor> constantLeaves_;
+  /// Deferred Transpose outputs, by name: the input they transpose.
+  llvm::StringMap<std::string> deferred_;
 };
 
 /// Normalises a possibly negative `axis` of a rank-`rank` tensor.

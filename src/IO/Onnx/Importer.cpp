@@ -45,9 +45,10 @@ absl::Status checkInferred(ImportContext &ctx,
   for (int i = 0; i < node.output_size(); ++i) {
     const std::string &name = node.output(i);
     auto it = infos.find(name);
-    // Known tensors are checked by their folding, and must not be
-    // materialised just to be looked at.
-    if (name.empty() || it == infos.end() || ctx.knownNamed(name))
+    // Known tensors are checked by their folding, deferred transposes by
+    // their readers; neither must be materialised just to be looked at.
+    if (name.empty() || it == infos.end() || ctx.knownNamed(name) ||
+        ctx.isDeferred(name))
       continue;
     absl::StatusOr<Type> expected =
         staticType(*it->second, ctx.fileName(), "value");

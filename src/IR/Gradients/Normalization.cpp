@@ -1,14 +1,14 @@
-//===- Normalization.cpp - Gradient rules of layer_norm and batch_norm ----===//
+//===- Normalization.cpp - Gradient rules of layer_norm and batch_norms ---===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Both rules call their backward op, which recomputes the statistics from x
-/// and returns dx, dgamma and dbeta. batch_norm's mean and var results are
-/// optional gradients: when present anyway, their exact contributions are
-/// added to dx, with M = the number of elements per channel:
+/// The training-mode rules call their backward op, which recomputes the
+/// statistics from x and returns dx, dgamma and dbeta. batch_norm's mean and
+/// var results are optional gradients: when present anyway, their exact
+/// contributions are added to dx, with M = the number of elements per channel:
 ///   d mean_c / d x = 1 / M,   d var_c / d x = 2 (x - mean_c) / M.
 ///
 //===----------------------------------------------------------------------===//
@@ -71,10 +71,56 @@ static absl::StatusOr<Grads> batchNormGrad(const GradientContext &ctx) {
   return finish(ctx, grads);
 }
 
+/// batch_norm_inference from existing ops, with s = sqrt(var + eps) and the
+/// sums over every axis but the channels:
+///   dx = dy * gamma / s,  dbeta = sum dy,  dgamma = sum dy (x - mean) / s,
+///   dmean = -dbeta * gamma / s,  dvar = -dgamma * gamma / (2 s^2).
+static absl::StatusOr<Grads> batchNormInferenceGrad(const GradientContext &ctx) {
+  Grads grads = none(ctx);
+  Builder &b = ctx.builder();
+  const Type &x = ctx.operand(0)->type();
+  Value *dy = ctx.resultGrad(0);
+  Value *gamma = ctx.operand(1);
+  Value *stddev = b.op("sqrt", {b.op("add", {ctx.operand(4),
+                                            ctx.scalar(ctx.signature().getFloat("eps"),
+                                                       x.dtype())})});
+  Value *gain = b.op("div", {gamma, stddev});
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < int64_t(x.rank()); ++d)
+    if (d != 1)
+      axes.push_back(d);
+  auto channelSum = [&](Value *v) {
+    return b.op("reduce_sum", {v}, {{"axes", intList(axes)}});
+  };
+  if (wants(ctx, 0))
+    grads[0] = b.op("mul", {dy, perChannel(ctx, gain)});
+  Value *dbeta = nullptr, *dgamma = nullptr;
+  if (wants(ctx, 2) || wants(ctx, 3))
+    dbeta = channelSum(dy);
+  if (wants(ctx, 1) || wants(ctx, 4)) {
+    Value *centred =
+        b.op("sub", {ctx.operand(0), perChannel(ctx, ctx.operand(3))});
+    Value *normal = b.op("div", {centred, perChannel(ctx, stddev)});
+    dgamma = channelSum(b.op("mul", {dy, normal}));
+  }
+  if (wants(ctx, 1))
+    grads[1] = dgamma;
+  if (wants(ctx, 2))
+    grads[2] = dbeta;
+  if (wants(ctx, 3))
+    grads[3] = b.op("neg", {b.op("mul", {dbeta, gain})});
+  if (wants(ctx, 4)) {
+    Value *half = b.op("mul", {gain, ctx.scalar(-0.5, x.dtype())});
+    grads[4] = b.op("div", {b.op("mul", {dgamma, half}), stddev});
+  }
+  return finish(ctx, grads);
+}
+
 void registerNormalizationGradients(OpRegistry &registry) {
   setRule(registry, "layer_norm", layerNormGrad);
   // Bits 1 and 2: mean and var need no gradient.
   setRule(registry, "batch_norm", batchNormGrad, (1u << 1) | (1u << 2));
+  setRule(registry, "batch_norm_inference", batchNormInferenceGrad);
 }
 
 } // namespace remat

@@ -46,6 +46,19 @@ static absl::StatusOr<TypeList> inferLayerNorm(const OpSignature &sig) {
   return TypeList{x};
 }
 
+static absl::StatusOr<TypeList>
+inferBatchNormInference(const OpSignature &sig) {
+  REMAT_RETURN_IF_ERROR(expectMinRank(sig, 0, 2));
+  const Type &x = sig.operand(0);
+  for (unsigned i = 0; i < 5; ++i)
+    REMAT_RETURN_IF_ERROR(expectFloat(sig, i));
+  REMAT_RETURN_IF_ERROR(expectSameDType(sig));
+  for (unsigned i = 1; i < 5; ++i)
+    REMAT_RETURN_IF_ERROR(expectShape(sig, i, {x.dim(1)}, "the channels of x"));
+  REMAT_RETURN_IF_ERROR(expectNonNegativeEps(sig));
+  return TypeList{x};
+}
+
 static absl::StatusOr<TypeList> inferBatchNorm(const OpSignature &sig) {
   REMAT_RETURN_IF_ERROR(expectMinRank(sig, 0, 2));
   const Type &x = sig.operand(0);
@@ -104,6 +117,17 @@ void registerNormalizationOps(OpRegistry &registry) {
        .attrs = {{"eps", AttrKind::Float, Attribute(1e-5)}},
        .inferTypes = inferBatchNorm,
        .flops = flopsPerOperandElement(0, 8)});
+  registry.add(
+      {.name = "batch_norm_inference",
+       .summary = "Inference-mode batch norm of float x [N, C, ...] with given "
+                  "statistics: (x - mean) / sqrt(var + eps) * gamma + beta per "
+                  "channel, for gamma, beta, mean and var [C] {eps = 1e-5}; "
+                  "result x's type.",
+       .minOperands = 5,
+       .maxOperands = 5,
+       .attrs = {{"eps", AttrKind::Float, Attribute(1e-5)}},
+       .inferTypes = inferBatchNormInference,
+       .flops = flopsPerOperandElement(0, 4)});
   registry.add(
       {.name = "layer_norm_grad",
        .summary = "Backward of layer_norm from float x [..., D], gamma [D] "

@@ -213,6 +213,34 @@ static absl::Status runBatchNormGrad(const KernelContext &ctx) {
   });
 }
 
+/// y = (x - mean) * gamma / sqrt(var + eps) + beta, per channel.
+template <typename T>
+static void batchNormInference(const ChannelLayout &layout, int64_t channels,
+                               const T *x, const T *gamma, const T *beta,
+                               const T *mean, const T *var, double eps, T *y) {
+  for (int64_t c = 0; c < channels; ++c) {
+    double scale = double(gamma[c]) / std::sqrt(double(var[c]) + eps);
+    double shift = double(beta[c]) - double(mean[c]) * scale;
+    layout.forEach(c * layout.spanLength, [&](int64_t i) {
+      y[i] = T(double(x[i]) * scale + shift);
+    });
+  }
+}
+
+static absl::Status runBatchNormInference(const KernelContext &ctx) {
+  REMAT_ASSIGN_OR_RETURN(double eps, checkNorm(ctx, 2));
+  const Tensor &x = ctx.operand(0);
+  REMAT_RETURN_IF_ERROR(expectDType("batch_norm_inference", x.dtype(),
+                                    {ctx.operand(3), ctx.operand(4)}));
+  ChannelLayout layout = channelLayout(x.shape());
+  int64_t channels = x.shape()[1];
+  return dispatchFloat(x.dtype(), "batch_norm_inference", [&]<typename T>() {
+    batchNormInference(layout, channels, dataOf<T>(x), dataOf<T>(ctx.operand(1)),
+                       dataOf<T>(ctx.operand(2)), dataOf<T>(ctx.operand(3)),
+                       dataOf<T>(ctx.operand(4)), eps, dataOf<T>(ctx.result()));
+  });
+}
+
 static absl::Status runLayerNorm(const KernelContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(double eps, checkNorm(ctx, 1));
   const Tensor &x = ctx.operand(0);
@@ -239,6 +267,7 @@ static absl::Status runLayerNormGrad(const KernelContext &ctx) {
 
 void registerNormalizationKernels(OpRegistry &registry) {
   registry.setKernel("batch_norm", {runBatchNorm});
+  registry.setKernel("batch_norm_inference", {runBatchNormInference});
   registry.setKernel("layer_norm", {runLayerNorm});
   registry.setKernel("batch_norm_grad", {runBatchNormGrad});
   registry.setKernel("layer_norm_grad", {runLayerNormGrad});
