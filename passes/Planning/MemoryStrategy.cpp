@@ -36,9 +36,9 @@ bool isExcludedKind(llvm::StringRef kind) {
 
 } // namespace
 
-absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
+absl::StatusOr<RematPlan> selectMemory(const Graph &graph,
                                             const Candidates &candidates) {
-  ValueSet eligible(forward.valueIdBound());
+  ValueSet eligible(graph.valueIdBound());
   size_t numEligible = 0;
   for (const Value *value : candidates.values) {
     if (value->type().numElements() <= kMinCheckpointElements ||
@@ -57,7 +57,7 @@ absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
   options.exclude = [&](const Value &value) {
     return !eligible.test(value.id());
   };
-  std::vector<Value *> bottlenecks = findBottlenecks(forward, options);
+  std::vector<Value *> bottlenecks = findBottlenecks(graph, options);
   if (bottlenecks.empty())
     return invalidArgument(
         "strategy 'memory' found no bottleneck tensor; name checkpoints with "
@@ -68,7 +68,7 @@ absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
   // count: at least one is kept.
   double rootN = std::sqrt(double(numEligible));
   size_t wanted = size_t(std::ceil(rootN));
-  CheckpointPlan plan;
+  RematPlan plan;
   if (bottlenecks.size() <= wanted) {
     plan.kept = std::move(bottlenecks);
     return plan;
@@ -77,6 +77,32 @@ absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
   for (size_t i = step - 1; i < bottlenecks.size(); i += step)
     plan.kept.push_back(bottlenecks[i]);
   return plan;
+}
+
+void registerMemoryPlanner(PlannerRegistry &registry) {
+  registry.add({"memory",
+                "About sqrt(N) of the bottleneck tensors, evenly spaced", "",
+                false,
+                [](std::optional<llvm::StringRef>)
+                    -> absl::StatusOr<std::unique_ptr<Planner>> {
+                  return std::make_unique<RulePlanner>(
+                      [](const PlanningProblem &problem,
+                         const Candidates &candidates)
+                          -> absl::StatusOr<RematPlan> {
+                        absl::StatusOr<RematPlan> plan =
+                            selectMemory(*problem.graph, candidates);
+                        if (plan.ok() || !problem.budgetBytes)
+                          return plan;
+                        // With a budget a planner never fails on a valid
+                        // graph: plain autodiff, and the reason.
+                        RematPlan plain{candidates.values, {}};
+                        plain.plain = true;
+                        plain.warnings.push_back(
+                            std::string(plan.status().message()) +
+                            "; planning plain autodiff instead");
+                        return plain;
+                      });
+                }});
 }
 
 } // namespace remat::strategies

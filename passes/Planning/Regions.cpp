@@ -19,6 +19,7 @@
 
 #include "Strategies.h"
 
+#include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
@@ -84,22 +85,14 @@ bool isAncestor(llvm::StringRef ancestor, llvm::StringRef path) {
          path[ancestor.size()] == '/';
 }
 
-/// `file:line:col` of an op read from text, else the op itself.
-std::string opLocation(const Op &op) {
-  if (!op.loc().isKnown())
-    return fmt::format("'{}'", op.describe());
-  llvm::StringRef file = op.graph()->sourceName();
-  return fmt::format("{}:{}:{}", file.empty() ? "<input>" : file.str(),
-                     op.loc().line, op.loc().column);
-}
 
 class RegionSelector {
 public:
-  RegionSelector(const Graph &forward, const Candidates &candidates)
-      : forward_(forward), candidates_(candidates),
-        tagOfOp_(forward.opIdBound(), kNone) {}
+  RegionSelector(const PlanningProblem &problem, const Candidates &candidates)
+      : problem_(problem), forward_(*problem.graph), candidates_(candidates),
+        tagOfOp_(forward_.opIdBound(), kNone) {}
 
-  absl::StatusOr<CheckpointPlan> run(llvm::ArrayRef<std::string> paths) {
+  absl::StatusOr<RematPlan> run(llvm::ArrayRef<std::string> paths) {
     collectTags();
     selectPaths(paths);
     for (const Region &region : regions_)
@@ -108,7 +101,7 @@ public:
                                region.path);
     REMAT_RETURN_IF_ERROR(checkNesting());
 
-    CheckpointPlan plan;
+    RematPlan plan;
     plan.kept = keptValues();
     for (const Region &region : regions_)
       plan.regions.push_back({region.path, region.depth});
@@ -131,7 +124,7 @@ private:
     unsigned position = 0;
     for (const Op &op : forward_.ops()) {
       unsigned index = position++;
-      if (op.region().empty())
+      if (op.region().empty() || !problem_.isForward(op))
         continue;
       auto [it, inserted] = tagIndex.try_emplace(op.region(), tags_.size());
       if (inserted)
@@ -251,6 +244,8 @@ private:
     return keepChosen(candidates_, chosen);
   }
 
+  const PlanningProblem &problem_;
+  /// The training graph; only its forward ops are looked at.
   const Graph &forward_;
   const Candidates &candidates_;
   std::vector<Tag> tags_;
@@ -262,10 +257,29 @@ private:
 
 } // namespace
 
-absl::StatusOr<CheckpointPlan>
-selectRegions(const Graph &forward, const Candidates &candidates,
+absl::StatusOr<RematPlan>
+selectRegions(const PlanningProblem &problem, const Candidates &candidates,
               llvm::ArrayRef<std::string> paths) {
-  return RegionSelector(forward, candidates).run(paths);
+  return RegionSelector(problem, candidates).run(paths);
+}
+
+void registerRegionsPlanner(PlannerRegistry &registry) {
+  registry.add(
+      {"regions",
+       "Recomputes tagged regions (all, or the PATHs) from their inputs",
+       "PATH,...", false,
+       [](std::optional<llvm::StringRef> argument)
+           -> absl::StatusOr<std::unique_ptr<Planner>> {
+         std::vector<std::string> paths;
+         if (argument) {
+           REMAT_ASSIGN_OR_RETURN(paths, splitPlannerList("regions", *argument));
+         }
+         return std::make_unique<RulePlanner>(
+             [paths](const PlanningProblem &problem,
+                     const Candidates &candidates) {
+               return selectRegions(problem, candidates, paths);
+             });
+       }});
 }
 
 } // namespace remat::strategies

@@ -16,13 +16,16 @@
 
 #include "remat/IR/Graph.h"
 #include "remat/Analysis/Memory.h"
+#include "remat/Support/Status.h"
+
+#include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
 
 namespace remat::strategies {
 
-CheckpointPlan selectSqrtN(const Candidates &candidates, int64_t count) {
-  CheckpointPlan plan;
+RematPlan selectSqrtN(const Candidates &candidates, int64_t count) {
+  RematPlan plan;
   if (candidates.values.empty())
     return plan;
   // Sums in 128 bits: bytes * k may exceed int64 on huge graphs.
@@ -46,6 +49,26 @@ CheckpointPlan selectSqrtN(const Candidates &candidates, int64_t count) {
     }
   }
   return plan;
+}
+
+void registerSqrtNPlanner(PlannerRegistry &registry) {
+  registry.add(
+      {"sqrtn",
+       "Chen et al.'s memory-balanced segments, about sqrt(N) or SEGMENTS",
+       "SEGMENTS", false,
+       [](std::optional<llvm::StringRef> argument)
+           -> absl::StatusOr<std::unique_ptr<Planner>> {
+         int64_t segments = 0;
+         if (argument && (argument->getAsInteger(10, segments) || segments < 1))
+           return invalidArgument("strategy 'sqrtn' takes one segment count "
+                                  "of at least 1, got 'sqrtn={}'",
+                                  argument->str());
+         return std::make_unique<RulePlanner>(
+             [segments](const PlanningProblem &, const Candidates &candidates)
+                 -> absl::StatusOr<RematPlan> {
+               return selectSqrtN(candidates, segments);
+             });
+       }});
 }
 
 } // namespace remat::strategies

@@ -1,13 +1,13 @@
-//===- Strategies.h - Checkpoint strategies' shared internals ---*- C++ -*-===//
+//===- Strategies.h - The rule-based planners' shared internals -*- C++ -*-===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// What `selectCheckpoints` (Strategies.cpp) hands to the strategies
-/// that live in their own files: the candidate values every strategy chooses
-/// from, and one entry point per larger strategy.
+/// What the rule-based planners (the strategies of docs/strategies.md) share:
+/// the candidate values every one of them chooses from, the adapter that
+/// makes a kept-value rule a `Planner`, and one entry point per larger rule.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -15,12 +15,14 @@
 #define REMAT_PASSES_PLANNING_STRATEGIES_H
 
 #include "remat/Analysis/Walk.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 
 #include "absl/status/statusor.h"
 #include "llvm/ADT/ArrayRef.h"
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace remat::strategies {
@@ -36,25 +38,50 @@ struct Candidates {
   OpSet onPathOps;
 };
 
-/// The candidates of `forward`; empty when it has no outputs. O(ops + edges).
-Candidates findCandidates(const Graph &forward);
+/// The candidates of `graph`'s forward pass (loss = output 0); empty when it
+/// has no outputs. Gradient ops, which only read the loss and forward values,
+/// lie on no path to it. O(ops + edges).
+Candidates findCandidates(const Graph &graph);
 
 /// The values of `candidates` that are in `chosen`, in schedule order.
 std::vector<Value *> keepChosen(const Candidates &candidates,
                                 const ValueSet &chosen);
 
+/// A rule: the kept values (or regions) of a graph from its candidates.
+using KeepRule = std::function<absl::StatusOr<RematPlan>(
+    const PlanningProblem &, const Candidates &)>;
+
+/// A planner that applies `rule` to the candidates of the problem's graph.
+class RulePlanner : public Planner {
+public:
+  explicit RulePlanner(KeepRule rule) : rule_(std::move(rule)) {}
+  absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override;
+
+private:
+  KeepRule rule_;
+};
+
 /// `memory`: about sqrt(N) of the bottlenecks, evenly spaced.
-absl::StatusOr<CheckpointPlan> selectMemory(const Graph &forward,
-                                            const Candidates &candidates);
+absl::StatusOr<RematPlan> selectMemory(const Graph &graph,
+                                       const Candidates &candidates);
 
 /// `sqrtn`: `segments` memory-balanced segments of the schedule (about
 /// sqrt(N) when 0), the candidate closing each one kept.
-CheckpointPlan selectSqrtN(const Candidates &candidates, int64_t segments = 0);
+RematPlan selectSqrtN(const Candidates &candidates, int64_t segments = 0);
 
-/// `regions` (every tagged region when `paths` is empty) or `regions=paths`.
-absl::StatusOr<CheckpointPlan> selectRegions(const Graph &forward,
-                                             const Candidates &candidates,
-                                             llvm::ArrayRef<std::string> paths);
+/// `regions` (every tagged forward region when `paths` is empty) or
+/// `regions=paths`.
+absl::StatusOr<RematPlan> selectRegions(const PlanningProblem &problem,
+                                        const Candidates &candidates,
+                                        llvm::ArrayRef<std::string> paths);
+
+// Registration, one function per planner file.
+void registerRulePlanners(PlannerRegistry &registry);
+void registerMemoryPlanner(PlannerRegistry &registry);
+void registerSqrtNPlanner(PlannerRegistry &registry);
+void registerRegionsPlanner(PlannerRegistry &registry);
+void registerExplicitSchedulePlanner(PlannerRegistry &registry);
+void registerIlpPlanner(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

@@ -25,6 +25,7 @@
 #include "remat/Pass/Pass.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Passes.h"
+#include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
 
 #include <utility>
@@ -34,7 +35,7 @@ namespace {
 
 /// An error unless every kept value is a forward value of `graph`.
 absl::Status checkPlan(const Graph &graph, unsigned forwardOpIdBound,
-                       const CheckpointPlan &plan) {
+                       const RematPlan &plan) {
   for (const Value *kept : plan.kept)
     if (kept->producer()->graph() != &graph ||
         kept->producer()->id() >= forwardOpIdBound)
@@ -53,35 +54,44 @@ public:
       "Differentiates the loss and recomputes the forward values a strategy "
       "does not keep";
 
-  RecomputePass(Strategy strategy, RecomputeOptions options)
-      : strategy_(std::move(strategy)), options_(std::move(options)) {}
+  RecomputePass(std::string planner, RecomputeOptions options)
+      : planner_(std::move(planner)), options_(std::move(options)) {}
 
   llvm::StringRef argument() const override { return kArgument; }
   llvm::StringRef summary() const override { return kSummary; }
 
   absl::StatusOr<bool> run(Graph &graph) override {
-    REMAT_ASSIGN_OR_RETURN(CheckpointPlan plan,
-                           selectCheckpoints(graph, strategy_));
-    if (strategy_.kind == StrategyKind::None) {
-      REMAT_ASSIGN_OR_RETURN(AutodiffResult result,
-                             differentiate(graph, options_.autodiff));
-      return result.numOpsAdded > 0;
-    }
-    REMAT_ASSIGN_OR_RETURN(RecomputeResult result,
-                           recomputeGradients(graph, plan, options_));
-    return result.autodiff.numOpsAdded > 0;
+    REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
+                           PlannerRegistry::global().create(planner_));
+    unsigned forwardOpIdBound = graph.opIdBound();
+    REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
+                           differentiate(graph, options_.autodiff));
+    PlanningProblem problem;
+    problem.graph = &graph;
+    problem.forwardOpIdBound = forwardOpIdBound;
+    REMAT_ASSIGN_OR_RETURN(RematPlan plan, planner->plan(problem));
+    if (plan.plain)
+      return gradients.numOpsAdded > 0;
+    // As `remat opt --strategy` does: kept-value plans are rewritten in the
+    // memory-aware order of plain autodiff's graph, schedules in the order
+    // their planner saw.
+    if (!plan.schedule)
+      REMAT_RETURN_IF_ERROR(scheduleForMemory(graph).status());
+    REMAT_RETURN_IF_ERROR(
+        rematerialize(graph, forwardOpIdBound, plan, options_).status());
+    return true;
   }
 
 private:
-  Strategy strategy_;
+  std::string planner_;
   RecomputeOptions options_;
 };
 
 } // namespace
 
-std::unique_ptr<Pass> createRecomputePass(Strategy strategy,
+std::unique_ptr<Pass> createRecomputePass(std::string planner,
                                           RecomputeOptions options) {
-  return std::make_unique<RecomputePass>(std::move(strategy),
+  return std::make_unique<RecomputePass>(std::move(planner),
                                          std::move(options));
 }
 
@@ -102,27 +112,30 @@ void registerRecomputePass(PassRegistry &registry) {
                     .defaultValue = "false"}},
        .factory = [](const PassOptions &text)
            -> absl::StatusOr<std::unique_ptr<Pass>> {
-         REMAT_ASSIGN_OR_RETURN(
-             Strategy strategy,
-             Strategy::parse(text.getString("strategy", "sqrtn")));
+         std::string planner = text.getString("strategy", "sqrtn");
+         REMAT_RETURN_IF_ERROR(
+             PlannerRegistry::global().create(planner).status());
          RecomputeOptions options;
          REMAT_ASSIGN_OR_RETURN(options.forceDataDependency,
                                 text.getBool("force-data-dependency", false));
-         return createRecomputePass(std::move(strategy), std::move(options));
+         return createRecomputePass(std::move(planner), std::move(options));
        }});
 }
 
 absl::StatusOr<RecomputeResult> rematerialize(Graph &training,
                                               unsigned forwardOpIdBound,
-                                              const CheckpointPlan &plan,
+                                              const RematPlan &plan,
                                               const RecomputeOptions &options) {
+  if (plan.schedule)
+    return recompute::realiseSchedule(training, forwardOpIdBound,
+                                      *plan.schedule, options);
   REMAT_RETURN_IF_ERROR(checkPlan(training, forwardOpIdBound, plan));
   return recompute::Rematerializer(training, forwardOpIdBound, plan, options)
       .run();
 }
 
 absl::StatusOr<RecomputeResult>
-recomputeGradients(Graph &graph, const CheckpointPlan &plan,
+recomputeGradients(Graph &graph, const RematPlan &plan,
                    const RecomputeOptions &options) {
   unsigned forwardOpIdBound = graph.opIdBound();
   REMAT_RETURN_IF_ERROR(checkPlan(graph, forwardOpIdBound, plan));

@@ -64,11 +64,24 @@ struct Level {
   std::vector<bool> isRegion;
 };
 
+/// A copy of the forward op `original` reading `operands`, created before
+/// `before`: its results are named like the original's with `.re` (made
+/// unique), and it keeps the original's region, device and location.
+Op *createCopy(Graph &graph, const Op &original,
+               llvm::ArrayRef<Value *> operands, Op *before);
+
+/// Realises an explicit schedule (`RematPlan::schedule`) on `graph`, whose
+/// ops below `forwardOpIdBound` are the forward pass.
+absl::StatusOr<RecomputeResult>
+realiseSchedule(Graph &graph, unsigned forwardOpIdBound,
+                llvm::ArrayRef<RecomputeStep> steps,
+                const RecomputeOptions &options);
+
 /// One run of the rewrite over one training graph.
 class Rematerializer {
 public:
   Rematerializer(Graph &graph, unsigned forwardOpIdBound,
-                 const CheckpointPlan &plan, const RecomputeOptions &options)
+                 const RematPlan &plan, const RecomputeOptions &options)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), plan_(plan),
         options_(options), regions_(plan.regions),
         planned_(graph.valueIdBound()), reported_(graph.valueIdBound()) {
@@ -106,9 +119,6 @@ private:
 
   /// Adds (`sign` +1) or removes (-1) `copy` from a segment's figures.
   static void count(RecomputeSegment &info, const Op &copy, int sign);
-
-  /// The name of a copy: the original's with `.re` (made unique).
-  static std::string baseName(const Value &value);
 
   /// What a copy reads for a value it does not recompute: a shared
   /// stop_gradient of it, so that no gradient could flow back through the
@@ -158,7 +168,7 @@ private:
   absl::StatusOr<RecomputeResult> finish();
   Graph &graph_;
   unsigned forwardOpIdBound_;
-  const CheckpointPlan &plan_;
+  const RematPlan &plan_;
   const RecomputeOptions &options_;
   RegionTree regions_;
 

@@ -19,6 +19,8 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Twine.h"
 
+#include <algorithm>
+
 namespace remat::recompute {
 
 absl::StatusOr<RecomputeResult> Rematerializer::run() {
@@ -103,14 +105,7 @@ void Rematerializer::copyOp(const Level &level, int segment, Op *original,
       operands.push_back(boundary(operand, reader));
     }
   }
-  llvm::SmallVector<std::string, 2> names;
-  for (Value *result : original->results())
-    names.push_back(graph_.uniqueName(baseName(*result)));
-  Op *copy = graph_.createOp(original->def(), operands, original->attrs(),
-                             original->resultTypes(), names, reader);
-  copy->setRegion(original->region().str());
-  copy->setDevice(original->device().str());
-  copy->setLoc(original->loc());
+  Op *copy = createCopy(graph_, *original, operands, reader);
   for (unsigned i = 0; i < original->numResults(); ++i)
     copyMap_[{segment, original->result(i)->id()}] = copy->result(i);
 
@@ -137,8 +132,17 @@ void Rematerializer::count(RecomputeSegment &info, const Op &copy, int sign) {
       info.bytes += sign * copy.result(i)->type().byteSize();
 }
 
-std::string Rematerializer::baseName(const Value &value) {
-  return (llvm::Twine(value.name()) + ".re").str();
+Op *createCopy(Graph &graph, const Op &original,
+               llvm::ArrayRef<Value *> operands, Op *before) {
+  llvm::SmallVector<std::string, 2> names;
+  for (const Value *result : original.results())
+    names.push_back(graph.uniqueName((llvm::Twine(result->name()) + ".re").str()));
+  Op *copy = graph.createOp(original.def(), operands, original.attrs(),
+                            original.resultTypes(), names, before);
+  copy->setRegion(original.region().str());
+  copy->setDevice(original.device().str());
+  copy->setLoc(original.loc());
+  return copy;
 }
 
 Value *Rematerializer::boundary(Value *kept, Op *reader) {
@@ -233,7 +237,11 @@ absl::StatusOr<RecomputeResult> Rematerializer::finish() {
   RecomputeResult result;
   // Segments in the order their first copies run, nested levels included.
   std::vector<bool> listed(segmentsInfo_.size(), false);
+  std::vector<int64_t> copiesOf(forwardOpIdBound_, 0);
   for (Op &op : graph_.ops()) {
+    if (op.id() < copyLevel_.size() && copyLevel_[op.id()] > 0)
+      result.maxRecomputations = std::max(
+          result.maxRecomputations, ++copiesOf[origin_[op.id()]->id()]);
     if (op.id() < copyInfo_.size() && copyInfo_[op.id()] >= 0) {
       int index = copyInfo_[op.id()];
       if (!listed[index] && segmentsInfo_[index].numCopies > 0)

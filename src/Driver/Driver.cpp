@@ -42,8 +42,8 @@ constexpr Subcommand kSubcommands[] = {
     {"opt",
      "FILE [--strategy=S [--explain] [--report=FILE|-] | -p PIPELINE] "
      "[--verify-each] [--timing] [-o OUT]",
-     "Turns a forward graph into its training graph with a checkpoint "
-     "strategy, or runs a pass pipeline.",
+     "Turns a forward graph into its training graph with a planner (or "
+     "within a --budget), or runs a pass pipeline.",
      driver::runOptCommand},
     {"run",
      "FILE [--seed=N] [--check-grad | --compare=OTHER] [--json] [-o OUT]",

@@ -22,7 +22,7 @@
 #include "remat/IO/SweepPlot.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Training.h"
@@ -47,11 +47,13 @@ const CommandSpec &optSpec() {
                   "[--timing] [--split-input-file] [-o OUT]",
       .description =
           "Turns the forward graph in FILE (`-` for stdin; loss = output 0) "
-          "into its training\ngraph: checkpoint selection, autodiff, the "
-          "recompute rewrite, scheduling and\nverification; the gradient of "
-          "param `p` is the output `p.grad`. Strategies:\nnone (plain "
-          "autodiff, the default), all, collection, speed, memory, sqrtn,\n"
-          "names=a,b, regions, regions=p,q (docs/strategies.md). With -p, "
+          "into its training\ngraph: autodiff, a planner's choice of what "
+          "to recompute, the recompute rewrite,\nscheduling and "
+          "verification; the gradient of param `p` is the output `p.grad`.\n"
+          "Planners (--strategy or --planner): none (plain autodiff, the "
+          "default), all,\ncollection, speed, memory, sqrtn[=K], names=a,b, "
+          "regions[=p,q], schedule=B:V+W,...,\nilp[=SECONDS] and auto (both "
+          "with --budget; docs/planners.md). With -p, "
           "runs the pass\npipeline PIPELINE instead: a comma-separated list "
           "of passes, each with optional\noptions: `dce,cse,toposort` or "
           "`dce{keep-unused-leaves=false}`. The result is\nverified before "
@@ -59,7 +61,11 @@ const CommandSpec &optSpec() {
       .options = {
           {.name = "strategy",
            .valueName = "S",
-           .help = "The checkpoint strategy (default none)."},
+           .help = "The planner that chooses what to recompute (default "
+                   "none; listed above)."},
+          {.name = "planner",
+           .valueName = "P",
+           .help = "The same as --strategy."},
           {.name = "budget",
            .valueName = "SIZE",
            .help = "A memory budget (`16GiB`, or `40%` of plain autodiff's "
@@ -215,6 +221,12 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   OptPlan plan;
   plan.pipeline = args.get("pipeline");
   std::optional<std::string> strategy = args.get("strategy");
+  if (std::optional<std::string> planner = args.get("planner")) {
+    if (strategy)
+      return invalidArgument("--planner and --strategy name the same thing: "
+                             "give one");
+    strategy = planner;
+  }
   if (plan.pipeline && strategy)
     return invalidArgument("'remat opt' takes --strategy or -p, not both");
   std::optional<std::string> report = args.get("report");
@@ -255,8 +267,9 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     return plan;
   }
   if (args.has("sweep"))
-    for (llvm::StringRef option : {"strategy", "budget", "explain", "report",
-                                   "split-input-file", "timeline"})
+    for (llvm::StringRef option :
+         {"strategy", "planner", "budget", "explain", "report",
+          "split-input-file", "timeline"})
       if (args.has(option))
         return invalidArgument("--sweep builds every plan itself; it takes "
                                "no --{}",
@@ -288,7 +301,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
   }
   if (plan.training.strategy != kAutoStrategy)
-    REMAT_RETURN_IF_ERROR(Strategy::parse(plan.training.strategy).status());
+    REMAT_RETURN_IF_ERROR(
+        PlannerRegistry::global().create(plan.training.strategy).status());
   return plan;
 }
 

@@ -14,21 +14,6 @@
 
 namespace remat {
 
-/// FLOPs with three significant digits in the largest decimal unit that
-/// keeps the figure at least 1 (`1.25 GFLOP`, `840 kFLOP`).
-static std::string formatFlops(int64_t flops) {
-  static const char *const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP",
-                                      "TFLOP", "PFLOP"};
-  double value = double(flops);
-  size_t unit = 0;
-  while (value >= 1000 && unit + 1 < std::size(units)) {
-    value /= 1000;
-    ++unit;
-  }
-  return unit == 0 ? fmt::format("{} FLOP", flops)
-                   : fmt::format("{:.3g} {}", value, units[unit]);
-}
-
 /// "1 tensor", "2 tensors".
 static std::string count(size_t n, llvm::StringRef noun) {
   return fmt::format("{} {}{}", n, noun.str(), n == 1 ? "" : "s");
@@ -45,6 +30,16 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   for (const ReportTensor &tensor : report.checkpoints)
     keptBytes += tensor.bytes;
   os << fmt::format("graph @{}, strategy {}\n", report.graph, report.strategy);
+  if (report.budgetBytes)
+    os << fmt::format("budget {} ({}), {} plan(s) tried\n",
+                      formatBytes(*report.budgetBytes),
+                      *report.budgetMet ? "met" : "not met", report.plansTried);
+  if (report.optimalityGap)
+    os << fmt::format("recompute cost within {:.2f}% of the optimum (proven)\n",
+                      100 * *report.optimalityGap);
+  if (report.maxRecomputations > 1)
+    os << fmt::format("some ops recomputed {} times\n",
+                      report.maxRecomputations);
   os << fmt::format("peak {} -> {} ({} of plain autodiff; {} before the "
                     "schedule pass)\n",
                     formatBytes(report.peakBytesBefore),

@@ -35,6 +35,11 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     else
       json.attribute("budget_met", nullptr);
     json.attribute("plans_tried", report.plansTried);
+    if (report.optimalityGap)
+      json.attribute("optimality_gap", *report.optimalityGap);
+    else
+      json.attribute("optimality_gap", nullptr);
+    json.attribute("max_recomputations", report.maxRecomputations);
     json.attribute("ops_before", report.opsBefore);
     json.attribute("ops_after", report.opsAfter);
     json.attribute("peak_bytes_before", report.peakBytesBefore);

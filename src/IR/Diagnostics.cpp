@@ -27,4 +27,12 @@ absl::Status opError(const Op &op, llvm::StringRef message) {
       fmt::format("{}: error: {}", op.graph()->name().str(), text));
 }
 
+std::string opLocation(const Op &op) {
+  if (!op.loc().isKnown())
+    return fmt::format("'{}'", op.describe());
+  llvm::StringRef file = op.graph()->sourceName();
+  return fmt::format("{}:{}:{}", file.empty() ? "<input>" : file.str(),
+                     op.loc().line, op.loc().column);
+}
+
 } // namespace remat

@@ -11,10 +11,13 @@
 #include "remat/Analysis/Cost.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include <fmt/format.h>
 
 #include <chrono>
 #include <utility>
@@ -40,21 +43,16 @@ int64_t countComputeOps(const Graph &graph) {
 class TrainingRun {
 public:
   TrainingRun(Graph &graph, const TrainingOptions &options,
-              TrainingReport &report)
-      : graph_(graph), options_(options), report_(report) {}
+              std::optional<int64_t> budgetBytes, TrainingReport &report)
+      : graph_(graph), options_(options), budgetBytes_(budgetBytes),
+        report_(report) {}
 
   absl::Status run() {
     if (options_.strategy == kAutoStrategy)
       return invalidArgument("strategy 'auto' needs a budget (--budget=SIZE)");
-    REMAT_ASSIGN_OR_RETURN(Strategy strategy, Strategy::parse(options_.strategy));
-    report_.strategy = strategy.str();
-    CheckpointPlan plan;
-    bool recompute = strategy.kind != StrategyKind::None;
-    if (recompute)
-      REMAT_RETURN_IF_ERROR(timed("checkpoints", [&]() -> absl::StatusOr<bool> {
-        REMAT_ASSIGN_OR_RETURN(plan, selectCheckpoints(graph_, strategy));
-        return false;
-      }));
+    REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
+                           PlannerRegistry::global().create(options_.strategy));
+    report_.strategy = options_.strategy;
 
     unsigned forwardOpIdBound = graph_.opIdBound();
     REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
@@ -63,11 +61,28 @@ public:
       return gradients.numOpsAdded > 0;
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
-    REMAT_ASSIGN_OR_RETURN(ScheduleResult baseline, schedule());
+    RematPlan plan;
+    REMAT_RETURN_IF_ERROR(timed("plan", [&]() -> absl::StatusOr<bool> {
+      PlanningProblem problem;
+      problem.graph = &graph_;
+      problem.forwardOpIdBound = forwardOpIdBound;
+      problem.budgetBytes = budgetBytes_;
+      REMAT_ASSIGN_OR_RETURN(plan, planner->plan(problem));
+      return false;
+    }));
+    // A schedule names the ops it recomputes before in the order the plan
+    // saw them: plain autodiff's peak is then taken on a copy.
+    ScheduleResult baseline;
+    if (plan.schedule) {
+      std::unique_ptr<Graph> plain = graph_.clone();
+      REMAT_ASSIGN_OR_RETURN(baseline, scheduleForMemory(*plain));
+    } else {
+      REMAT_ASSIGN_OR_RETURN(baseline, schedule());
+    }
     report_.peakBytesBefore = baseline.peakBytesAfter;
 
     RecomputeResult result;
-    if (recompute) {
+    if (!plan.plain) {
       REMAT_RETURN_IF_ERROR(timed("recompute", [&]() -> absl::StatusOr<bool> {
         RecomputeOptions recomputeOptions;
         recomputeOptions.forceDataDependency = options_.forceDataDependency;
@@ -86,12 +101,24 @@ public:
       return false;
     }));
 
+    report_.optimalityGap = plan.optimalityGap;
+    report_.maxRecomputations = result.maxRecomputations;
+    for (std::string &warning : plan.warnings)
+      report_.warnings.push_back(std::move(warning));
     describePlan(result);
     countFlops(forwardOpIdBound, result);
     MemoryProfile memory = simulateMemory(graph_);
     report_.peakBytesAfter = memory.peakBytes;
     report_.peakBreakdownAfter = memory.peakBreakdown;
     report_.opsAfter = countComputeOps(graph_);
+    if (report_.flopsRecompute > 0 &&
+        report_.peakBytesAfter >= report_.peakBytesBefore)
+      report_.warnings.push_back(fmt::format(
+          "strategy {} recomputes {} but saves no memory: the peak is {} "
+          "(plain autodiff: {})",
+          report_.strategy, formatFlops(report_.flopsRecompute),
+          formatBytes(report_.peakBytesAfter),
+          formatBytes(report_.peakBytesBefore)));
     return absl::OkStatus();
   }
 
@@ -155,17 +182,20 @@ private:
 
   Graph &graph_;
   const TrainingOptions &options_;
+  std::optional<int64_t> budgetBytes_;
   TrainingReport &report_;
 };
 
 } // namespace
 
 absl::StatusOr<TrainingReport>
-buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options) {
+buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,
+                          std::optional<int64_t> budgetBytes) {
   TrainingReport report;
   report.graph = graph.name().str();
   report.opsBefore = countComputeOps(graph);
-  REMAT_RETURN_IF_ERROR(TrainingRun(graph, options, report).run());
+  REMAT_RETURN_IF_ERROR(
+      TrainingRun(graph, options, budgetBytes, report).run());
   return report;
 }
 

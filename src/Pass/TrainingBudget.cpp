@@ -38,15 +38,24 @@ struct Trial {
   double overhead = 0;
 };
 
+/// Graphs of at most this many ops also get the `ilp` planner, limited to
+/// `kIlpSeconds`: CBC proves such optima in about a second
+/// (docs/planners.md), and beats every kept-value plan where a budget needs
+/// a value recomputed more than once.
+constexpr int64_t kIlpOpLimit = 24;
+constexpr int kIlpSeconds = 10;
+
 /// The strategies `auto` tries: plain autodiff, K = 1, 2, 3, 4, 6, 9, 13, ...
-/// (ratio 3/2) memory-balanced segments up to the op count, and
-/// recomputing everything. O(log ops) plans.
-std::vector<std::string> autoCandidates(const Graph &graph) {
+/// (ratio 3/2) memory-balanced segments up to the op count, recomputing
+/// everything, and on small graphs the ILP. O(log ops) plans.
+std::vector<std::string> autoCandidates(const Graph &graph, bool withIlp) {
   std::vector<std::string> strategies = {"none"};
   int64_t limit = int64_t(graph.numOps());
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
+  if (withIlp && limit <= kIlpOpLimit)
+    strategies.push_back(fmt::format("ilp={}", kIlpSeconds));
   return strategies;
 }
 
@@ -65,12 +74,13 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
 
 absl::StatusOr<Trial> tryStrategy(const Graph &graph,
                                   const TrainingOptions &options,
-                                  const std::string &strategy) {
+                                  const std::string &strategy,
+                                  std::optional<int64_t> budget = {}) {
   std::unique_ptr<Graph> copy = graph.clone();
   TrainingOptions trial = options;
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(*copy, trial));
+                         buildTrainingGraphAsGiven(*copy, trial, budget));
   return Trial{strategy, report.peakBytesAfter, report.flopsRecompute,
                report.overhead};
 }
@@ -84,23 +94,25 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   REMAT_ASSIGN_OR_RETURN(int64_t budget,
                          parseByteSize(*options.budget, plain.peakBytes));
 
+  // A given strategy is built once, on the graph itself.
   std::vector<std::string> strategies = {options.strategy};
-  if (options.strategy == kAutoStrategy)
-    strategies = autoCandidates(graph);
-  std::optional<Trial> best;
-  for (const std::string &strategy : strategies) {
-    Trial trial = plain;
-    if (strategy != "none") {
-      REMAT_ASSIGN_OR_RETURN(trial, tryStrategy(graph, options, strategy));
-    }
-    if (!best || isBetter(trial, *best, budget))
-      best = trial;
-  }
-
   TrainingOptions chosen = options;
-  chosen.strategy = best->strategy;
+  if (options.strategy == kAutoStrategy) {
+    strategies = autoCandidates(graph, /*withIlp=*/true);
+    std::optional<Trial> best;
+    for (const std::string &strategy : strategies) {
+      Trial trial = plain;
+      if (strategy != "none") {
+        REMAT_ASSIGN_OR_RETURN(trial,
+                               tryStrategy(graph, options, strategy, budget));
+      }
+      if (!best || isBetter(trial, *best, budget))
+        best = trial;
+    }
+    chosen.strategy = best->strategy;
+  }
   REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(graph, chosen));
+                         buildTrainingGraphAsGiven(graph, chosen, budget));
   report.budgetBytes = budget;
   report.budgetMet = report.peakBytesAfter <= budget;
   report.plansTried = int64_t(strategies.size());
@@ -116,7 +128,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
 absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
                                                const TrainingOptions &options) {
   std::vector<Trial> trials;
-  for (const std::string &strategy : autoCandidates(graph)) {
+  // The ILP plans for a budget, which a sweep does not have.
+  for (const std::string &strategy : autoCandidates(graph, /*withIlp=*/false)) {
     REMAT_ASSIGN_OR_RETURN(Trial trial, tryStrategy(graph, options, strategy));
     trials.push_back(std::move(trial));
   }

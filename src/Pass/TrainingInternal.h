@@ -18,9 +18,11 @@
 
 namespace remat {
 
-/// Builds `options.strategy`'s training graph, ignoring `options.budget`.
+/// Builds `options.strategy`'s training graph, ignoring `options.budget`;
+/// the planner is told `budgetBytes`, the budget resolved to bytes.
 absl::StatusOr<TrainingReport>
-buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options);
+buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,
+                          std::optional<int64_t> budgetBytes = std::nullopt);
 
 /// Builds the training graph of the plan chosen for `*options.budget`.
 absl::StatusOr<TrainingReport>

@@ -12,6 +12,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <iterator>
 #include <limits>
 
 namespace remat {
@@ -131,6 +132,19 @@ std::string formatBytes(int64_t bytes) {
     ++unit;
   }
   return fmt::format("{:.2f} {}", value, kBinaryUnits[unit]);
+}
+
+std::string formatFlops(int64_t flops) {
+  static const char *const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP",
+                                      "TFLOP", "PFLOP"};
+  double value = double(flops);
+  size_t unit = 0;
+  while (value >= 1000 && unit + 1 < std::size(units)) {
+    value /= 1000;
+    ++unit;
+  }
+  return unit == 0 ? fmt::format("{} FLOP", flops)
+                   : fmt::format("{:.3g} {}", value, units[unit]);
 }
 
 } // namespace remat

@@ -18,7 +18,7 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Autodiff.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Zoo/Zoo.h"
@@ -128,13 +128,12 @@ void BM_Autodiff(benchmark::State &state) {
 /// the forward graph becomes the training graph.
 void BM_Recompute(benchmark::State &state) {
   std::unique_ptr<Graph> forward = buildChain(state.range(0));
-  Strategy strategy = *Strategy::parse("sqrtn");
   int64_t copies = 0;
   for (auto _ : state) {
     state.PauseTiming();
     std::unique_ptr<Graph> graph = forward->clone();
     state.ResumeTiming();
-    absl::StatusOr<CheckpointPlan> plan = selectCheckpoints(*graph, strategy);
+    absl::StatusOr<RematPlan> plan = planRematerialization(*graph, "sqrtn");
     absl::StatusOr<RecomputeResult> result =
         plan.ok() ? recomputeGradients(*graph, *plan)
                   : absl::StatusOr<RecomputeResult>(plan.status());
@@ -153,8 +152,8 @@ void BM_Recompute(benchmark::State &state) {
 /// The schedule pass on the sqrtn training graph of the chain.
 void BM_Schedule(benchmark::State &state) {
   std::unique_ptr<Graph> training = buildChain(state.range(0));
-  absl::StatusOr<CheckpointPlan> plan =
-      selectCheckpoints(*training, *Strategy::parse("sqrtn"));
+  absl::StatusOr<RematPlan> plan =
+      planRematerialization(*training, "sqrtn");
   if (!plan.ok() || !recomputeGradients(*training, *plan).ok()) {
     state.SkipWithError("recompute failed");
     return;

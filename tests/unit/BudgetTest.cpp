@@ -42,13 +42,14 @@ std::unique_ptr<Graph> deepMlp() {
 /// executor: measured peak == reported peak, within the budget when met, and
 /// gradients bitwise equal to plain autodiff's.
 TrainingReport expectWithinBudget(const Graph &forward,
-                                  const std::string &budget) {
-  SCOPED_TRACE(budget);
+                                  const std::string &budget,
+                                  const std::string &strategy = "auto") {
+  SCOPED_TRACE(strategy + " at " + budget);
   std::unique_ptr<Graph> plain = forward.clone();
   std::unique_ptr<Graph> planned = forward.clone();
   EXPECT_TRUE(buildTrainingGraph(*plain, {}).ok());
   TrainingOptions options;
-  options.strategy = kAutoStrategy.str();
+  options.strategy = strategy;
   options.budget = budget;
   absl::StatusOr<TrainingReport> report =
       buildTrainingGraph(*planned, options);
@@ -198,6 +199,65 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
   EXPECT_EQ(forward->name().str(), before);
   EXPECT_TRUE(forward->params().size() > 0);
   EXPECT_EQ(forward->outputs().size(), 1u);
+}
+
+/// Small enough for CBC to prove optima in about a second each, with
+/// activations (64 x 8 floats per layer) beside 520 bytes of weights.
+std::unique_ptr<Graph> smallMlp() {
+  return model("mlp", {{"layers", "2"},
+                       {"width", "8"},
+                       {"batch", "64"},
+                       {"input", "4"},
+                       {"classes", "2"}});
+}
+
+TEST(BudgetTest, TheIlpPlannerMeetsBudgetsNoKeptValuePlanMeets) {
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  int64_t previousRecompute = -1;
+  for (const char *budget : {"95%", "85%"}) {
+    TrainingReport report = expectWithinBudget(*forward, budget, "ilp");
+    // CBC proves each optimal, and the realised schedule is within the
+    // budget.
+    ASSERT_TRUE(report.optimalityGap.has_value()) << budget;
+    EXPECT_LE(*report.optimalityGap, 1e-9) << budget;
+    EXPECT_TRUE(report.budgetMet.value_or(false)) << budget;
+    EXPECT_GE(report.flopsRecompute, previousRecompute) << budget;
+    previousRecompute = report.flopsRecompute;
+    // No kept-value plan of the search reaches the budget; `auto`, which
+    // tries the ILP on graphs this small, does, at no more cost.
+    absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, {});
+    ASSERT_TRUE(sweep.ok()) << sweep.status();
+    for (const SweepPoint &point : sweep->points)
+      EXPECT_GT(point.peakBytes, *report.budgetBytes) << point.strategy;
+    TrainingReport search = expectWithinBudget(*forward, budget);
+    EXPECT_TRUE(search.budgetMet.value_or(false)) << budget;
+    EXPECT_LE(search.flopsRecompute, report.flopsRecompute) << budget;
+  }
+  EXPECT_GT(previousRecompute, 0);
+}
+
+TEST(BudgetTest, TheIlpPlannerNeedsABudget) {
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  TrainingOptions options;
+  options.strategy = "ilp";
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
+  ASSERT_FALSE(report.ok());
+  EXPECT_EQ(report.status().message(),
+            "strategy 'ilp' needs a budget (--budget=SIZE)");
+}
+
+TEST(BudgetTest, TheIlpPlannerFallsBackAndWarnsWhenNothingFits) {
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  TrainingReport report = expectWithinBudget(*forward, "1B", "ilp");
+  EXPECT_FALSE(report.budgetMet.value_or(true));
+  EXPECT_FALSE(report.optimalityGap.has_value());
+  ASSERT_FALSE(report.warnings.empty());
+  EXPECT_NE(report.warnings.front().find("ilp: no schedule fits"),
+            std::string::npos)
+      << report.warnings.front();
 }
 
 } // namespace

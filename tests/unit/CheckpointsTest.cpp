@@ -1,6 +1,6 @@
 //===- CheckpointsTest.cpp - Checkpoint selection strategies --------------===//
 
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Builder.h"
@@ -34,71 +34,67 @@ std::unique_ptr<Graph> parse(llvm::StringRef text,
   return graph.ok() ? std::move(*graph) : std::make_unique<Graph>();
 }
 
-absl::StatusOr<CheckpointPlan> select(const Graph &graph,
-                                      llvm::StringRef spelling) {
-  absl::StatusOr<Strategy> strategy = Strategy::parse(spelling);
-  if (!strategy.ok())
-    return strategy.status();
-  return selectCheckpoints(graph, *strategy);
+absl::StatusOr<RematPlan> select(const Graph &graph,
+                                 llvm::StringRef spelling) {
+  return planRematerialization(graph, spelling);
 }
 
 /// The kept names of a strategy that must succeed.
 std::vector<std::string> kept(const Graph &graph, llvm::StringRef spelling) {
-  absl::StatusOr<CheckpointPlan> plan = select(graph, spelling);
+  absl::StatusOr<RematPlan> plan = select(graph, spelling);
   EXPECT_TRUE(plan.ok()) << spelling.str() << ": " << plan.status();
   return plan.ok() ? names(plan->kept) : std::vector<std::string>{};
 }
 
 std::string errorOf(const Graph &graph, llvm::StringRef spelling) {
-  absl::StatusOr<CheckpointPlan> plan = select(graph, spelling);
+  absl::StatusOr<RematPlan> plan = select(graph, spelling);
   EXPECT_FALSE(plan.ok()) << spelling.str() << " should fail";
   return plan.ok() ? "" : std::string(plan.status().message());
 }
 
 std::string parseError(llvm::StringRef spelling) {
-  absl::StatusOr<Strategy> strategy = Strategy::parse(spelling);
-  EXPECT_FALSE(strategy.ok()) << spelling.str() << " should not parse";
-  return strategy.ok() ? "" : std::string(strategy.status().message());
+  absl::StatusOr<std::unique_ptr<Planner>> planner =
+      PlannerRegistry::global().create(spelling);
+  EXPECT_FALSE(planner.ok()) << spelling.str() << " should not parse";
+  return planner.ok() ? "" : std::string(planner.status().message());
 }
 
 //===----------------------------------------------------------------------===//
 // Parsing
 //===----------------------------------------------------------------------===//
 
-TEST(CheckpointsParseTest, RoundTrip) {
+TEST(CheckpointsParseTest, EverySpellingCreatesAPlanner) {
   for (const char *text :
-       {"none", "all", "collection", "speed", "memory", "sqrtn", "regions",
-        "names=conv", "names=a,b.c,d/e", "regions=h0", "regions=h0/attn,h1"}) {
-    absl::StatusOr<Strategy> strategy = Strategy::parse(text);
-    ASSERT_TRUE(strategy.ok()) << text << ": " << strategy.status();
-    EXPECT_EQ(strategy->str(), text);
+       {"none", "all", "collection", "speed", "memory", "sqrtn", "sqrtn=3",
+        "regions", "names=conv", "names=a,b.c,d/e", "regions=h0",
+        "regions=h0/attn,h1"}) {
+    absl::StatusOr<std::unique_ptr<Planner>> planner =
+        PlannerRegistry::global().create(text);
+    EXPECT_TRUE(planner.ok()) << text << ": " << planner.status();
   }
-  absl::StatusOr<Strategy> strategy = Strategy::parse("names=a,b");
-  ASSERT_TRUE(strategy.ok());
-  EXPECT_EQ(strategy->kind, StrategyKind::Names);
-  EXPECT_THAT(strategy->names, ElementsAre("a", "b"));
-  strategy = Strategy::parse("regions");
-  ASSERT_TRUE(strategy.ok());
-  EXPECT_EQ(strategy->kind, StrategyKind::Regions);
-  EXPECT_THAT(strategy->names, IsEmpty());
+  absl::StatusOr<std::vector<std::string>> items =
+      splitPlannerList("names", "a,b");
+  ASSERT_TRUE(items.ok());
+  EXPECT_THAT(*items, ElementsAre("a", "b"));
 }
 
 TEST(CheckpointsParseTest, Spellings) {
-  EXPECT_THAT(strategySpellings(),
+  EXPECT_THAT(PlannerRegistry::global().spellings(),
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
                           "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
-                          "regions=PATH,..."));
+                          "regions=PATH,...", "schedule=B:V+W,...", "ilp",
+                          "ilp=SECONDS"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
   EXPECT_EQ(parseError("fast"),
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,...)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,...)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),
@@ -351,7 +347,7 @@ constexpr llvm::StringLiteral kRegionsGraph = R"(graph @regions {
 
 std::vector<std::string> regionList(const Graph &graph,
                                     llvm::StringRef spelling) {
-  absl::StatusOr<CheckpointPlan> plan = select(graph, spelling);
+  absl::StatusOr<RematPlan> plan = select(graph, spelling);
   EXPECT_TRUE(plan.ok()) << plan.status();
   std::vector<std::string> result;
   if (plan.ok())
@@ -477,14 +473,14 @@ TEST(CheckpointsZooTest, PlansAreNonEmptySubsetsInScheduleOrder) {
   for (const ZooCase &zoo : zooCases()) {
     auto graph = buildZooModel(zoo.model, zoo.options);
     ASSERT_TRUE(graph.ok()) << graph.status();
-    absl::StatusOr<CheckpointPlan> none = select(**graph, "none");
+    absl::StatusOr<RematPlan> none = select(**graph, "none");
     ASSERT_TRUE(none.ok()) << none.status();
     std::vector<unsigned> position((*graph)->valueIdBound(), ~0u);
     for (unsigned i = 0; i < none->kept.size(); ++i)
       position[none->kept[i]->id()] = i;
     for (const char *spelling : {"speed", "memory", "sqrtn", "regions"}) {
       SCOPED_TRACE(fmt::format("{} --strategy={}", zoo.model, spelling));
-      absl::StatusOr<CheckpointPlan> plan = select(**graph, spelling);
+      absl::StatusOr<RematPlan> plan = select(**graph, spelling);
       ASSERT_TRUE(plan.ok()) << plan.status();
       EXPECT_FALSE(plan->kept.empty());
       EXPECT_LT(plan->kept.size(), none->kept.size());
@@ -541,7 +537,7 @@ TEST(CheckpointsZooTest, EveryStrategyOnA200kOpMlp) {
        {"none", "all", "collection", "names=layer7.", "speed", "memory",
         "sqrtn", "regions", "regions=layer1,layer39999"}) {
     SCOPED_TRACE(spelling);
-    absl::StatusOr<CheckpointPlan> plan = select(**graph, spelling);
+    absl::StatusOr<RematPlan> plan = select(**graph, spelling);
     EXPECT_TRUE(plan.ok()) << plan.status();
   }
 }

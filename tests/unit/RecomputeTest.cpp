@@ -17,11 +17,13 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
+#include "remat/Pass/Schedule.h"
 #include "remat/Pass/Training.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 
 #include "absl/strings/match.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -62,7 +64,7 @@ graph @chain {
 TEST(RecomputeTest, FourOpChainWithOneCheckpoint) {
   std::unique_ptr<Graph> graph = parse(kChain);
   ASSERT_TRUE(graph);
-  CheckpointPlan plan;
+  RematPlan plan;
   plan.kept = values(*graph, {"b"});
   unsigned forwardOpIdBound = graph->opIdBound();
   absl::StatusOr<RecomputeResult> result = recomputeGradients(*graph, plan);
@@ -102,7 +104,7 @@ TEST(RecomputeTest, CheckpointsMustBeForwardValues) {
   std::unique_ptr<Graph> graph = parse(kChain);
   std::unique_ptr<Graph> other = parse(kChain);
   ASSERT_TRUE(graph && other);
-  CheckpointPlan plan;
+  RematPlan plan;
   plan.kept = values(*other, {"b"});
   absl::StatusOr<RecomputeResult> result = recomputeGradients(*graph, plan);
   ASSERT_FALSE(result.ok());
@@ -167,8 +169,8 @@ TEST_P(RecomputeZooTest, EveryStrategyKeepsGradientsBitwise) {
        {"all", "collection", "speed", "memory", "sqrtn", "regions"}) {
     // `memory` finds no bottleneck on some small models: an error, not a
     // wrong answer (tested with the strategies). Any other error fails.
-    absl::StatusOr<CheckpointPlan> plan =
-        selectCheckpoints(**graph, *Strategy::parse(strategy));
+    absl::StatusOr<RematPlan> plan =
+        planRematerialization(**graph, strategy);
     if (!plan.ok() && std::string(strategy) == "memory" &&
         absl::StrContains(plan.status().message(), "found no bottleneck"))
       continue;
@@ -176,6 +178,82 @@ TEST_P(RecomputeZooTest, EveryStrategyKeepsGradientsBitwise) {
     expectSameGradients(**graph, strategy);
   }
   expectSameGradients(**graph, "sqrtn", /*forceDataDependency=*/true);
+}
+
+/// A schedule for the training graph of `forward`: before every third
+/// gradient op that reads forward values (from a seeded choice), all their
+/// forward ancestors are recomputed, so that ops near the inputs are
+/// recomputed many times, each copy dying once a newer one exists.
+std::vector<RecomputeStep> everyThirdReaderRecomputes(const Graph &training,
+                                                      unsigned forwardOpIdBound,
+                                                      unsigned seed) {
+  std::vector<RecomputeStep> steps;
+  unsigned counter = seed;
+  for (const Op &op : training.ops()) {
+    if (op.id() < forwardOpIdBound)
+      continue;
+    std::vector<Op *> pending;
+    for (Value *operand : op.operands())
+      if (operand->producer()->id() < forwardOpIdBound &&
+          operand->producer()->numOperands() != 0)
+        pending.push_back(operand->producer());
+    if (pending.empty() || counter++ % 3 != 0)
+      continue;
+    llvm::DenseSet<Op *> closure;
+    RecomputeStep step;
+    step.before = const_cast<Op *>(&op);
+    while (!pending.empty()) {
+      Op *producer = pending.back();
+      pending.pop_back();
+      if (!closure.insert(producer).second)
+        continue;
+      step.ops.push_back(producer);
+      for (Value *operand : producer->operands())
+        if (operand->producer()->numOperands() != 0)
+          pending.push_back(operand->producer());
+    }
+    steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+TEST_P(RecomputeZooTest, SchedulesKeepGradientsBitwiseAndPeaksMeasured) {
+  absl::StatusOr<std::unique_ptr<Graph>> forward =
+      buildZooModel(GetParam().name, GetParam().options);
+  ASSERT_TRUE(forward.ok()) << forward.status();
+  std::unique_ptr<Graph> plain = (*forward)->clone();
+  ASSERT_TRUE(buildTrainingGraph(*plain, {}).ok());
+  absl::StatusOr<RunResult> expected = runGraph(*plain, {.seed = 7});
+  ASSERT_TRUE(expected.ok()) << expected.status();
+
+  for (unsigned seed : {0u, 1u}) {
+    SCOPED_TRACE(seed);
+    std::unique_ptr<Graph> graph = (*forward)->clone();
+    unsigned forwardOpIdBound = graph->opIdBound();
+    ASSERT_TRUE(differentiate(*graph).ok());
+    RematPlan plan;
+    plan.schedule =
+        everyThirdReaderRecomputes(*graph, forwardOpIdBound, seed);
+    ASSERT_FALSE(plan.schedule->empty());
+    absl::StatusOr<RecomputeResult> result =
+        rematerialize(*graph, forwardOpIdBound, plan);
+    ASSERT_TRUE(result.ok()) << result.status();
+    size_t planned = 0;
+    for (const RecomputeStep &step : *plan.schedule)
+      planned += step.ops.size();
+    EXPECT_EQ(result->numCopies, int64_t(planned));
+    EXPECT_GE(result->maxRecomputations, 2);
+    ASSERT_TRUE(scheduleForMemory(*graph).ok());
+    ASSERT_TRUE(verify(*graph).ok()) << verify(*graph);
+
+    absl::StatusOr<RunResult> run = runGraph(*graph, {.seed = 7});
+    ASSERT_TRUE(run.ok()) << run.status();
+    for (const OutputDiff &diff : compareOutputs(*expected, *run)) {
+      EXPECT_FALSE(diff.typeMismatch) << diff.name;
+      EXPECT_EQ(diff.maxAbsDiff, 0.0) << diff.name;
+    }
+    EXPECT_EQ(run->peakBytes, simulateMemory(*graph).peakBytes);
+  }
 }
 
 // Every zoo family at a size that runs in milliseconds, since each case runs

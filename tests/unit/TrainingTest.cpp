@@ -62,10 +62,11 @@ TEST(TrainingTest, NoneIsPlainAutodiff) {
   EXPECT_EQ(report->peakBytesBefore, report->peakBytesAfter);
   EXPECT_EQ(report->peakBytesAfter, simulateMemory(*graph).peakBytes);
   EXPECT_EQ(report->peakBreakdownAfter.total(), report->peakBytesAfter);
-  ASSERT_EQ(report->timings.size(), 3u);
+  ASSERT_EQ(report->timings.size(), 4u);
   EXPECT_EQ(report->timings[0].pass, "autodiff");
-  EXPECT_EQ(report->timings[1].pass, "schedule");
-  EXPECT_EQ(report->timings[2].pass, "verify");
+  EXPECT_EQ(report->timings[1].pass, "plan");
+  EXPECT_EQ(report->timings[2].pass, "schedule");
+  EXPECT_EQ(report->timings[3].pass, "verify");
 
   // The executor measures the planned peak.
   absl::StatusOr<RunResult> run = runGraph(*graph, {.seed = 4});

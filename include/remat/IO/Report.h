@@ -60,6 +60,13 @@ struct TrainingReport {
   std::optional<bool> budgetMet;
   /// How many plans a budget search built and simulated (0 without one).
   int64_t plansTried = 0;
+  /// The planner's proven relative gap to the least recompute cost (0:
+  /// optimal); null when it proves nothing.
+  std::optional<double> optimalityGap;
+  /// The most copies made of any one forward op: 1 for kept-value plans,
+  /// more where a schedule recomputes a value several times; 0 without
+  /// recomputation.
+  int64_t maxRecomputations = 0;
   /// One line each, for stderr: e.g. a budget no plan reaches.
   std::vector<std::string> warnings;
   int64_t opsBefore = 0;

@@ -31,6 +31,9 @@ std::string formatError(llvm::StringRef file, SourceLoc loc,
 /// `model.rmt:12:3: error: '%h = matmul': contracts 784 with 512`.
 absl::Status opError(const Op &op, llvm::StringRef message);
 
+/// `file:line:col` of an op read from text, else the op itself in quotes.
+std::string opLocation(const Op &op);
+
 } // namespace remat
 
 #endif // REMAT_IR_DIAGNOSTICS_H

@@ -16,7 +16,7 @@
 #define REMAT_PASS_PASSES_H
 
 #include "remat/Pass/Autodiff.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Pass/Pass.h"
 
@@ -49,9 +49,12 @@ std::unique_ptr<Pass> createTopoSortPass();
 /// remat/Pass/Autodiff.h).
 std::unique_ptr<Pass> createAutodiffPass(AutodiffOptions options = {});
 
-/// `recompute`: differentiates, keeping what `strategy` selects and
-/// recomputing the rest (see remat/Pass/Recompute.h).
-std::unique_ptr<Pass> createRecomputePass(Strategy strategy,
+/// `recompute`: differentiates, keeping what the planner `planner` (a
+/// `--strategy` spelling, remat/Pass/Planner.h) selects and recomputing the
+/// rest (see remat/Pass/Recompute.h). Errors of the spelling surface when
+/// the pass runs; the registry's factory checks them when the pipeline is
+/// parsed.
+std::unique_ptr<Pass> createRecomputePass(std::string planner,
                                           RecomputeOptions options = {});
 
 /// `schedule`: reorders the schedule to lower the simulated peak (see

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// Turns a forward graph into a training graph in which the backward pass
-/// reads only the kept forward values (a `CheckpointPlan`); every other
+/// reads only the kept forward values (a `RematPlan`); every other
 /// forward value it needs is recomputed from them by copies of the forward
 /// ops, one segment at a time. Gradients are emitted once, by `differentiate`,
 /// and the rewrite only changes where the backward pass reads its forward
@@ -19,7 +19,7 @@
 #define REMAT_PASS_RECOMPUTE_H
 
 #include "remat/Pass/Autodiff.h"
-#include "remat/Pass/Checkpoints.h"
+#include "remat/Pass/Planner.h"
 
 #include "absl/status/statusor.h"
 
@@ -73,6 +73,9 @@ struct RecomputeResult {
   /// out.
   std::vector<RecomputeSegment> segments;
   int64_t numCopies = 0;
+  /// The most copies of any one forward op (several with nested regions or
+  /// a schedule that recomputes a value again).
+  int64_t maxRecomputations = 0;
   /// FLOPs of the copies and of the forced dependencies' arithmetic.
   int64_t flopsRecompute = 0;
 };
@@ -81,16 +84,18 @@ struct RecomputeResult {
 /// forward pass and the rest its gradient ops (as `differentiate` appends
 /// them), so that gradient ops read only the values `plan` keeps (and leaves,
 /// constants, outputs and views of them); the rest are recomputed by copies
-/// placed just before their first reader. Errors: a kept value that is not
-/// a forward value of `training`.
+/// placed just before their first reader. A plan with a schedule is realised
+/// step by step instead (docs/planners.md). Errors: a kept value that is not
+/// a forward value of `training`; a schedule step before an op not in
+/// `training`, or recomputing an op that is not a forward op with operands.
 absl::StatusOr<RecomputeResult>
 rematerialize(Graph &training, unsigned forwardOpIdBound,
-              const CheckpointPlan &plan, const RecomputeOptions &options = {});
+              const RematPlan &plan, const RecomputeOptions &options = {});
 
 /// `differentiate` then `rematerialize`: the forward graph `graph` (verified,
 /// loss = output 0) becomes its training graph.
 absl::StatusOr<RecomputeResult>
-recomputeGradients(Graph &graph, const CheckpointPlan &plan,
+recomputeGradients(Graph &graph, const RematPlan &plan,
                    const RecomputeOptions &options = {});
 
 } // namespace remat

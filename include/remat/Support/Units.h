@@ -35,6 +35,10 @@ absl::StatusOr<int64_t> parseByteSize(llvm::StringRef text,
 /// largest binary unit that keeps the figure at least 1 (`1.50 GiB`).
 std::string formatBytes(int64_t bytes);
 
+/// FLOPs with three significant digits in the largest decimal unit that
+/// keeps the figure at least 1 (`1.25 GFLOP`, `840 kFLOP`).
+std::string formatFlops(int64_t flops);
+
 } // namespace remat
 
 #endif // REMAT_SUPPORT_UNITS_H

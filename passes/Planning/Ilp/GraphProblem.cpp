@@ -1,0 +1,124 @@
+//===- GraphProblem.cpp - A training graph as an ILP problem --------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Ilp/GraphProblem.h"
+
+#include "remat/Analysis/Cost.h"
+#include "remat/Analysis/Memory.h"
+#include "remat/IR/Graph.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+namespace remat::ilp {
+namespace {
+
+bool isViewOp(const Op &op) {
+  if (op.numOperands() == 0 || op.numResults() == 0)
+    return false;
+  for (unsigned i = 0, e = op.numResults(); i < e; ++i)
+    if (!isAlias(op, i))
+      return false;
+  return true;
+}
+
+} // namespace
+
+GraphProblem buildGraphProblem(const PlanningProblem &planning) {
+  const Graph &graph = *planning.graph;
+  GraphProblem result;
+  RematProblem &problem = result.problem;
+  // By op id: the node an op belongs to, or -1 (leaves, constants).
+  std::vector<int> nodeOf(graph.opIdBound(), -1);
+  auto nodeOfValue = [&](const Value *value) {
+    return nodeOf[storageOwner(value)->producer()->id()];
+  };
+
+  // Forward ops first, then gradient ops, each in graph order: a valid
+  // topological order, as autodiff only appends.
+  for (bool forward : {true, false}) {
+    for (const Op &constOp : graph.ops()) {
+      Op &op = const_cast<Op &>(constOp);
+      if (planning.isForward(op) != forward)
+        continue;
+      if (op.numOperands() == 0 && (forward || op.hasFlag(OpFlagLeaf))) {
+        for (const Value *value : op.results())
+          problem.constantBytes += ownedBytes(*value);
+        continue;
+      }
+      if (forward && isViewOp(op)) {
+        int owner = nodeOfValue(op.result(0));
+        nodeOf[op.id()] = owner;
+        if (owner >= 0)
+          result.ops[owner].push_back(&op);
+        continue;
+      }
+      int node = int(problem.nodes.size());
+      nodeOf[op.id()] = node;
+      RematNode info;
+      info.backward = !forward;
+      info.cost = opFlops(op);
+      for (const Value *value : op.results())
+        info.bytes += ownedBytes(*value);
+      for (const Value *operand : op.operands()) {
+        // A reader of a view holds the view's storage owner, and the view
+        // itself when it is a node of its own (a gradient op's view).
+        int owner = nodeOfValue(operand);
+        int producer = nodeOf[operand->producer()->id()];
+        for (int dep : {owner, producer})
+          if (dep >= 0 && !llvm::is_contained(info.deps, dep))
+            info.deps.push_back(dep);
+      }
+      problem.nodes.push_back(std::move(info));
+      result.ops.push_back({&op});
+    }
+  }
+
+  // What the outputs hold is live to the end. The forward pass's outputs
+  // count as constant (recomputing the loss after the backward pass would
+  // have no op to run before); the gradients are read by a last node, so
+  // that each counts from the stage that computes it.
+  llvm::BitVector counted(problem.nodes.size());
+  RematNode sink;
+  sink.backward = true;
+  for (const Value *output : graph.outputs()) {
+    int node = nodeOfValue(output);
+    if (node < 0 || counted.test(node))
+      continue;
+    counted.set(node);
+    if (problem.nodes[node].backward) {
+      sink.deps.push_back(node);
+      continue;
+    }
+    problem.constantBytes += problem.nodes[node].bytes;
+    problem.nodes[node].bytes = 0;
+  }
+  if (!sink.deps.empty()) {
+    problem.nodes.push_back(std::move(sink));
+    result.ops.emplace_back();
+  }
+  return result;
+}
+
+std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
+                                   const RematSchedule &schedule) {
+  std::vector<RecomputeStep> steps;
+  for (size_t t = 0; t < schedule.compute.size(); ++t) {
+    if (graph.ops[t].empty())
+      continue;
+    RecomputeStep step;
+    step.before = graph.ops[t].front();
+    for (int i : schedule.compute[t].set_bits()) {
+      if (size_t(i) == t || graph.problem.nodes[i].backward)
+        continue;
+      llvm::append_range(step.ops, graph.ops[i]);
+    }
+    if (!step.ops.empty())
+      steps.push_back(std::move(step));
+  }
+  return steps;
+}
+
+} // namespace remat::ilp

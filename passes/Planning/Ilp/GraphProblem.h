@@ -1,0 +1,48 @@
+//===- GraphProblem.h - A training graph as an ILP problem ------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The bridge between a training graph and the abstract problem of
+/// CheckmateIlp.h: which ops become nodes, what they cost and hold, and how a
+/// schedule over the nodes becomes the recompute steps the rewrite realises.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
+#define REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
+
+#include "Planning/Ilp/CheckmateIlp.h"
+
+#include "remat/Pass/Planner.h"
+
+#include <vector>
+
+namespace remat::ilp {
+
+/// A training graph's ops as nodes. An op that owns storage (or has no
+/// operand of the forward pass to alias) is a node; a forward view op joins
+/// the node owning its storage, so that recomputing the storage recomputes
+/// the view with it. Leaves, constants and the forward outputs are
+/// `constantBytes`.
+struct GraphProblem {
+  RematProblem problem;
+  /// By node: its ops in schedule order, the storage owner first; empty for
+  /// the last node, which reads the gradient outputs to keep them live.
+  std::vector<std::vector<Op *>> ops;
+};
+
+/// Nodes in the graph's order, forward ops first (`problem.isForward`).
+/// `budgetBytes` is left 0.
+GraphProblem buildGraphProblem(const PlanningProblem &problem);
+
+/// The steps that realise `schedule`: before each stage's node, the other
+/// forward nodes the stage computes.
+std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
+                                   const RematSchedule &schedule);
+
+} // namespace remat::ilp
+
+#endif // REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H

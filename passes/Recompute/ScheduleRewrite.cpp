@@ -1,0 +1,210 @@
+//===- ScheduleRewrite.cpp - Realising an explicit schedule ---------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A schedule (`RematPlan::schedule`) lists, for some ops of the training
+/// graph, the forward ops recomputed just before them. The rewrite walks the
+/// ops in schedule order once, keeping the newest version of every forward
+/// value: a step's copies read the newest versions of their operands, and so
+/// does every op after them. A value recomputed again simply gets a newer
+/// copy, and the older one dies after its last reader, which is how
+/// Checkmate's R matrix and Revolve's nested sweeps become a graph. What no
+/// step recomputes is read from the forward pass and stays live until then.
+/// Linear in the ops, edges and copies.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Recompute/Rematerializer.h"
+
+#include "remat/Analysis/Cost.h"
+#include "remat/IR/Diagnostics.h"
+#include "remat/Support/Status.h"
+
+#include "absl/container/flat_hash_map.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+
+namespace remat::recompute {
+namespace {
+
+class ScheduleRewriter {
+public:
+  ScheduleRewriter(Graph &graph, unsigned forwardOpIdBound,
+                   llvm::ArrayRef<RecomputeStep> steps)
+      : graph_(graph), forwardOpIdBound_(forwardOpIdBound), steps_(steps),
+        newest_(graph.valueIdBound(), nullptr),
+        copiesOf_(forwardOpIdBound, 0) {}
+
+  absl::StatusOr<RecomputeResult> run() {
+    std::vector<Op *> order;
+    for (Op &op : graph_.ops()) {
+      position_[&op] = int64_t(order.size());
+      order.push_back(&op);
+    }
+    REMAT_RETURN_IF_ERROR(checkSteps());
+
+    Op *lastGradientOp = nullptr;
+    for (Op *op : order) {
+      for (size_t step : stepsBefore_[op])
+        runStep(steps_[step], op, isForward(*op) ? nullptr : lastGradientOp);
+      for (unsigned i = 0, e = op->numOperands(); i < e; ++i)
+        if (Value *newest = newestOf(op->operand(i)))
+          op->setOperand(i, newest);
+      if (!isForward(*op))
+        lastGradientOp = op;
+    }
+    return finish(order);
+  }
+
+private:
+  bool isForward(const Op &op) const { return op.id() < forwardOpIdBound_; }
+
+  /// `%name (at file:line:col)`, naming the op by its first result.
+  static std::string describe(const Op &op) {
+    std::string name = op.numResults() ? "%" + op.result(0)->name().str()
+                                       : "'" + op.describe() + "'";
+    if (!op.loc().isKnown())
+      return name;
+    return name + " (at " + opLocation(op) + ")";
+  }
+
+  Value *newestOf(const Value *value) const {
+    return value->id() < newest_.size() ? newest_[value->id()] : nullptr;
+  }
+
+  absl::Status checkSteps() {
+    for (size_t i = 0; i < steps_.size(); ++i) {
+      const RecomputeStep &step = steps_[i];
+      if (!step.before || !position_.contains(step.before))
+        return invalidArgument("schedule step {} comes before an op that is "
+                               "not in graph @{}",
+                               i, graph_.name().str());
+      llvm::DenseSet<const Op *> seen;
+      for (const Op *op : step.ops) {
+        if (!op || !position_.contains(op) || !isForward(*op) ||
+            op->numOperands() == 0)
+          return invalidArgument(
+              "schedule step {} (before {}) recomputes {}, which is not a "
+              "forward op with operands of graph @{}",
+              i, opLocation(*step.before),
+              op ? describe(*op) : std::string("a null op"),
+              graph_.name().str());
+        if (!seen.insert(op).second)
+          return invalidArgument(
+              "schedule step {} (before {}) recomputes {} twice", i,
+              opLocation(*step.before), describe(*op));
+      }
+      stepsBefore_[step.before].push_back(i);
+    }
+    return absl::OkStatus();
+  }
+
+  /// Copies the step's ops before `before`, in schedule order; those that
+  /// read no copy of this step wait for `trigger`, so that scheduling cannot
+  /// hoist them into the forward pass.
+  void runStep(const RecomputeStep &step, Op *before, Op *trigger) {
+    std::vector<Op *> ops(step.ops.begin(), step.ops.end());
+    llvm::sort(ops, [&](Op *a, Op *b) { return position_[a] < position_[b]; });
+    RecomputeSegment segment;
+    segment.label = "before %" + before->result(0)->name().str();
+    segment.trigger = trigger;
+    size_t firstCopy = copies_.size();
+    for (Op *original : ops) {
+      llvm::SmallVector<Value *, 4> operands;
+      bool isRoot = true;
+      for (Value *operand : original->operands()) {
+        Value *newest = newestOf(operand);
+        isRoot &= !newest || newest->producer()->id() < copyIdBound(firstCopy);
+        operands.push_back(newest ? newest : operand);
+      }
+      Op *copy = createCopy(graph_, *original, operands, before);
+      if (isRoot && trigger)
+        copy->addControlDep(trigger);
+      if (newest_.size() < graph_.valueIdBound())
+        newest_.resize(graph_.valueIdBound(), nullptr);
+      for (unsigned i = 0; i < original->numResults(); ++i)
+        newest_[original->result(i)->id()] = copy->result(i);
+      ++copiesOf_[original->id()];
+      copies_.push_back(copy);
+      ++segment.numCopies;
+      segment.flops += opFlops(*copy);
+      for (unsigned i = 0; i < copy->numResults(); ++i)
+        if (!isAlias(*copy, i))
+          segment.bytes += copy->result(i)->type().byteSize();
+    }
+    if (segment.numCopies > 0)
+      segments_.push_back(std::move(segment));
+  }
+
+  /// Ops with an id below this existed before the step whose first copy is
+  /// `copies_[firstCopy]`.
+  unsigned copyIdBound(size_t firstCopy) const {
+    return firstCopy < copies_.size() ? copies_[firstCopy]->id()
+                                      : graph_.opIdBound();
+  }
+
+  /// The kept values: forward values (other than leaves, constants and
+  /// outputs) that a gradient op or a copy reads from the forward pass.
+  absl::StatusOr<RecomputeResult> finish(llvm::ArrayRef<Op *> order) {
+    RecomputeResult result;
+    llvm::DenseSet<const Value *> outputs(graph_.outputs().begin(),
+                                          graph_.outputs().end());
+    llvm::BitVector read(graph_.valueIdBound());
+    for (const Op &op : graph_.ops()) {
+      if (isForward(op))
+        continue;
+      for (const Value *operand : op.operands()) {
+        const Op *producer = operand->producer();
+        if (isForward(*producer) && producer->numOperands() != 0 &&
+            !outputs.contains(operand))
+          read.set(operand->id());
+      }
+    }
+    for (Op *op : order)
+      if (isForward(*op))
+        for (Value *value : op->results())
+          if (read.test(value->id()))
+            result.kept.push_back(value);
+    result.segments = std::move(segments_);
+    result.numCopies = int64_t(copies_.size());
+    for (const Op *copy : copies_)
+      result.flopsRecompute += opFlops(*copy);
+    for (int64_t count : copiesOf_)
+      result.maxRecomputations = std::max(result.maxRecomputations, count);
+    return result;
+  }
+
+  Graph &graph_;
+  unsigned forwardOpIdBound_;
+  llvm::ArrayRef<RecomputeStep> steps_;
+  /// Schedule positions of the ops before the rewrite.
+  absl::flat_hash_map<const Op *, int64_t> position_;
+  /// Indices into `steps_` by the op they precede.
+  absl::flat_hash_map<const Op *, std::vector<size_t>> stepsBefore_;
+  /// By value id: the newest copy of a forward value, or null.
+  std::vector<Value *> newest_;
+  /// By forward op id: how many copies were made of it.
+  std::vector<int64_t> copiesOf_;
+  std::vector<Op *> copies_;
+  std::vector<RecomputeSegment> segments_;
+};
+
+} // namespace
+
+absl::StatusOr<RecomputeResult>
+realiseSchedule(Graph &graph, unsigned forwardOpIdBound,
+                llvm::ArrayRef<RecomputeStep> steps,
+                const RecomputeOptions &options) {
+  if (options.forceDataDependency)
+    return invalidArgument("--force-data-dependency orders kept-value plans; "
+                           "an explicit schedule is ordered with control "
+                           "dependencies only");
+  return ScheduleRewriter(graph, forwardOpIdBound, steps).run();
+}
+
+} // namespace remat::recompute

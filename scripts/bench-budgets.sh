@@ -1,0 +1,44 @@
+#!/bin/sh
+# The figures of docs/benchmarks.md "Plans at a budget": for every zoo model at
+# its default size, or at the sizes given in MODELS, and budgets of 30..90% of
+# plain autodiff's peak, the recompute overhead of each planner (`auto`, and
+# `sqrtn`, `memory` built as given and judged against the budget) with its
+# final peak as a share of plain autodiff's, or `over` when that peak is over
+# the budget. Prints a Markdown table.
+# Usage: bench-budgets.sh REMAT WORKDIR [MODEL-SPEC ...]
+# A MODEL-SPEC is a zoo model with options, e.g. "mlp --layers=100".
+set -eu
+remat=$1 work=$2
+shift 2
+mkdir -p "$work"
+[ $# -gt 0 ] || set -- densenet lstm mlp mobilenet_v2 resnet transformer unet vgg
+field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
+echo "| model | ops | budget | auto | sqrtn | memory | auto plans, seconds |"
+echo "|---|---|---|---|---|---|---|"
+for spec in "$@"; do
+  name=$(echo "$spec" | tr ' =' '__' | tr -d -- '-')
+  # shellcheck disable=SC2086 # the spec is words on purpose
+  "$remat" zoo $spec -o "$work/$name.remat"
+  ops=$("$remat" stats "$work/$name.remat" | sed -n 's/^ops *\([0-9]*\).*/\1/p')
+  for budget in 30 40 50 60 70 80 90; do
+    row="| $spec | $ops | $budget% |"
+    for planner in auto sqrtn memory; do
+      r="$work/$name.$budget.$planner.json"
+      start=$(date +%s.%N)
+      if ! "$remat" opt "$work/$name.remat" --budget="$budget%" \
+          --strategy="$planner" --report="$r" -o /dev/null 2>/dev/null; then
+        row="$row error |"
+        continue
+      fi
+      end=$(date +%s.%N)
+      share=$(printf '%.1f' "$(echo "100 * $(field peak_bytes_after "$r") / $(field peak_bytes_before "$r")" | bc -l)")
+      if [ "$(field budget_met "$r")" = true ]; then
+        row="$row $(printf '%.3f' "$(field overhead "$r")") ($share%) |"
+      else
+        row="$row over ($share%) |"
+      fi
+      [ "$planner" = auto ] && auto="$(field plans_tried "$r"), $(printf '%.1f' "$(echo "$end - $start" | bc -l)") s"
+    done
+    echo "$row $auto |"
+  done
+done

@@ -1,0 +1,110 @@
+//===- PlannerRegistry.cpp - Planners by name -----------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "remat/Pass/Planner.h"
+
+#include "remat/IR/Graph.h"
+#include "remat/Support/Status.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <fmt/format.h>
+
+#include <cassert>
+
+namespace remat {
+
+bool PlanningProblem::isForward(const Op &op) const {
+  return op.id() < forwardOpIdBound;
+}
+
+Planner::~Planner() = default;
+
+PlannerRegistry &PlannerRegistry::global() {
+  static PlannerRegistry *registry = [] {
+    auto *r = new PlannerRegistry();
+    registerAllPlanners(*r);
+    return r;
+  }();
+  return *registry;
+}
+
+void PlannerRegistry::add(PlannerInfo info) {
+  assert(!byName_.count(info.name) && "planner registered twice");
+  planners_.push_back(std::make_unique<PlannerInfo>(std::move(info)));
+  byName_[planners_.back()->name] = planners_.back().get();
+}
+
+const PlannerInfo *PlannerRegistry::lookup(llvm::StringRef name) const {
+  auto it = byName_.find(name);
+  return it == byName_.end() ? nullptr : it->second;
+}
+
+std::vector<const PlannerInfo *> PlannerRegistry::all() const {
+  std::vector<const PlannerInfo *> result;
+  for (const auto &info : planners_)
+    result.push_back(info.get());
+  return result;
+}
+
+std::vector<std::string> PlannerRegistry::spellings() const {
+  std::vector<std::string> spellings;
+  for (const auto &info : planners_) {
+    if (!info->needsArgument)
+      spellings.push_back(info->name);
+    if (!info->argument.empty())
+      spellings.push_back(fmt::format("{}={}", info->name, info->argument));
+  }
+  return spellings;
+}
+
+absl::StatusOr<std::unique_ptr<Planner>>
+PlannerRegistry::create(llvm::StringRef text) const {
+  auto [name, argument] = text.split('=');
+  bool hasArgument = name.size() != text.size();
+  const PlannerInfo *info = lookup(name);
+  if (!info)
+    return invalidArgument("unknown strategy '{}' (known: {})", text.str(),
+                           fmt::join(spellings(), ", "));
+  if (info->argument.empty() && hasArgument)
+    return invalidArgument("strategy '{}' takes no list, got '{}'", name.str(),
+                           text.str());
+  if (info->needsArgument && !hasArgument)
+    return invalidArgument("strategy '{}' needs a list: {}={}", name.str(),
+                           name.str(), info->argument);
+  return info->factory(hasArgument ? std::optional(argument) : std::nullopt);
+}
+
+absl::StatusOr<RematPlan> planRematerialization(const PlanningProblem &problem,
+                                                llvm::StringRef text) {
+  REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
+                         PlannerRegistry::global().create(text));
+  return planner->plan(problem);
+}
+
+absl::StatusOr<RematPlan> planRematerialization(const Graph &forward,
+                                                llvm::StringRef text) {
+  PlanningProblem problem;
+  problem.graph = &forward;
+  problem.forwardOpIdBound = forward.opIdBound();
+  return planRematerialization(problem, text);
+}
+
+absl::StatusOr<std::vector<std::string>>
+splitPlannerList(llvm::StringRef planner, llvm::StringRef argument) {
+  llvm::SmallVector<llvm::StringRef, 4> items;
+  argument.split(items, ',');
+  std::vector<std::string> result;
+  for (llvm::StringRef item : items) {
+    if (item.empty())
+      return invalidArgument("strategy '{}' has an empty item in '{}={}'",
+                             planner.str(), planner.str(), argument.str());
+    result.push_back(item.str());
+  }
+  return result;
+}
+
+} // namespace remat
