@@ -14,9 +14,11 @@
 
 #include "remat/Analysis/Memory.h"
 
+#include "remat/Analysis/OpRoles.h"
 #include "remat/IR/Graph.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <algorithm>
 
@@ -96,58 +98,106 @@ Liveness computeLiveness(const Graph &graph) {
   return liveness;
 }
 
+namespace {
+
+/// The kind `MemoryBreakdown` gives `owner`: `Param`, `Input`, `ParamGrad`,
+/// or `Activation` for the rest.
+StorageKind breakdownKind(const Value &owner, const llvm::BitVector &gradOwners) {
+  if (isParam(owner))
+    return StorageKind::Param;
+  if (owner.producer()->hasFlag(OpFlagLeaf))
+    return StorageKind::Input;
+  if (gradOwners.test(owner.id()))
+    return StorageKind::ParamGrad;
+  return StorageKind::Activation;
+}
+
+/// Live bytes at every step in `numColumns` columns, step-major: each
+/// owner's bytes count in column `columnOf(owner)` over its live range. The
+/// one place where live ranges become bytes.
+std::vector<int64_t>
+liveBytesByColumn(const Graph &graph, const Liveness &liveness,
+                  unsigned numColumns,
+                  llvm::function_ref<unsigned(const Value &)> columnOf) {
+  std::vector<int64_t> bytes((liveness.numSteps + 1) * numColumns, 0);
+  for (const Op &op : graph.ops())
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+      const Value *result = op.result(i);
+      if (liveness.owner[result->id()] != result)
+        continue;
+      int64_t size = result->type().byteSize();
+      unsigned column = columnOf(*result);
+      bytes[liveness.firstStep[result->id()] * numColumns + column] += size;
+      bytes[(liveness.lastStep[result->id()] + 1) * numColumns + column] -=
+          size;
+    }
+  for (size_t i = numColumns, e = bytes.size(); i < e; ++i)
+    bytes[i] += bytes[i - numColumns];
+  bytes.resize(liveness.numSteps * numColumns);
+  return bytes;
+}
+
+} // namespace
+
 MemoryProfile simulateMemory(const Graph &graph) {
   MemoryProfile profile;
   Liveness liveness = computeLiveness(graph);
   if (liveness.numSteps == 0)
     return profile;
 
-  auto isOwner = [&](const Value *value) {
-    return liveness.owner[value->id()] == value;
-  };
-  std::vector<int64_t> delta(liveness.numSteps + 1, 0);
-  for (const Op &op : graph.ops())
-    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
-      const Value *result = op.result(i);
-      if (!isOwner(result))
-        continue;
-      int64_t bytes = result->type().byteSize();
-      delta[liveness.firstStep[result->id()]] += bytes;
-      delta[liveness.lastStep[result->id()] + 1] -= bytes;
-    }
-
-  profile.timeline.reserve(liveness.numSteps);
-  int64_t live = 0;
-  for (int64_t step = 0; step < liveness.numSteps; ++step) {
-    live += delta[step];
-    profile.timeline.push_back(live);
-    if (profile.peakStep < 0 || live > profile.peakBytes) {
-      profile.peakBytes = live;
+  profile.timeline = liveBytesByColumn(graph, liveness, 1,
+                                       [](const Value &) { return 0u; });
+  for (int64_t step = 0; step < liveness.numSteps; ++step)
+    if (profile.peakStep < 0 || profile.timeline[step] > profile.peakBytes) {
+      profile.peakBytes = profile.timeline[step];
       profile.peakStep = step;
     }
-  }
 
   llvm::BitVector gradOwners = paramGradOwners(graph, liveness);
-  MemoryBreakdown &breakdown = profile.peakBreakdown;
+  KindBytes atPeak = {};
   for (const Op &op : graph.ops())
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      if (!isOwner(result) ||
+      if (liveness.owner[result->id()] != result ||
           liveness.firstStep[result->id()] > profile.peakStep ||
           liveness.lastStep[result->id()] < profile.peakStep)
         continue;
       profile.liveAtPeak.push_back(result);
-      int64_t bytes = result->type().byteSize();
-      if (isParam(*result))
-        breakdown.params += bytes;
-      else if (op.hasFlag(OpFlagLeaf))
-        breakdown.inputs += bytes;
-      else if (gradOwners.test(result->id()))
-        breakdown.paramGrads += bytes;
-      else
-        breakdown.activations += bytes;
+      atPeak[unsigned(breakdownKind(*result, gradOwners))] +=
+          result->type().byteSize();
     }
+  MemoryBreakdown &breakdown = profile.peakBreakdown;
+  breakdown.params = atPeak[unsigned(StorageKind::Param)];
+  breakdown.paramGrads = atPeak[unsigned(StorageKind::ParamGrad)];
+  breakdown.inputs = atPeak[unsigned(StorageKind::Input)];
+  breakdown.activations = atPeak[unsigned(StorageKind::Activation)];
   return profile;
+}
+
+std::vector<KindBytes> profileMemoryByKind(const Graph &graph) {
+  Liveness liveness = computeLiveness(graph);
+  std::vector<OpRoleKind> roles = classifyOps(graph, liveness);
+  llvm::BitVector gradOwners = paramGradOwners(graph, liveness);
+  auto kindOf = [&](const Value &owner) {
+    StorageKind kind = breakdownKind(owner, gradOwners);
+    if (kind != StorageKind::Activation)
+      return unsigned(kind);
+    switch (roles[owner.producer()->id()]) {
+    case OpRoleKind::Recomputed:
+      return unsigned(StorageKind::Recomputed);
+    case OpRoleKind::Gradient:
+      return unsigned(StorageKind::Gradient);
+    default:
+      return unsigned(StorageKind::Activation);
+    }
+  };
+  std::vector<int64_t> bytes =
+      liveBytesByColumn(graph, liveness, kNumStorageKinds, kindOf);
+  std::vector<KindBytes> steps(liveness.numSteps);
+  for (size_t step = 0; step < steps.size(); ++step)
+    std::copy_n(bytes.begin() + step * kNumStorageKinds, kNumStorageKinds,
+                steps[step].begin());
+  return steps;
 }
 
 } // namespace remat

@@ -16,8 +16,10 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "Pictures.h"
 
 #include "remat/IO/Report.h"
+#include "remat/IO/SweepPlot.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Planner.h"
@@ -39,7 +41,8 @@ const CommandSpec &optSpec() {
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
-                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] [--sweep] "
+                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] "
+                  "[--timeline=SVG] [--sweep [--plot=SVG]] "
                   "[--data-parallel=OPTIONS] "
                   "[-p PIPELINE] [--verify-each] "
                   "[--timing] [--split-input-file] [-o OUT]",
@@ -78,6 +81,15 @@ const CommandSpec &optSpec() {
            .help = "Ends with the pass `data-parallel{OPTIONS}` (e.g. "
                    "`towers=2,pack=4`); a budget is then per device, met by "
                    "every device's simulated peak (docs/multi-device.md)."},
+          {.name = "plot",
+           .valueName = "SVG",
+           .help = "With --sweep, also draws the curve as an SVG picture "
+                   "in the file SVG."},
+          {.name = "timeline",
+           .valueName = "SVG",
+           .help = "Also draws the live bytes at every step of the result, "
+                   "split by kind, as an SVG picture in the file SVG, over "
+                   "plain autodiff's as an outline."},
           {.name = "strict-budget",
            .help = "Exits 1 when no plan reaches the budget (by default a "
                    "warning, and the lowest peak found is built)."},
@@ -161,7 +173,13 @@ struct OptPlan {
 /// Runs `plan` on `graph` and verifies the result.
 absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
                       CommandContext &ctx) {
+  std::optional<std::string> timeline = args.get("timeline");
   if (!plan.pipeline) {
+    TimelineExtras extras;
+    if (timeline) {
+      REMAT_ASSIGN_OR_RETURN(extras.plain,
+                             plainTrainingTimeline(graph, plan.training));
+    }
     REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                            buildTrainingGraph(graph, plan.training));
     if (report.budgetMet == false && args.has("strict-budget"))
@@ -178,7 +196,15 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
             printReportJson(report, os);
           }));
     }
-    return absl::OkStatus();
+    if (!timeline)
+      return absl::OkStatus();
+    // Plain autodiff's outline would only retrace the result.
+    if (report.strategy == "none")
+      extras.plain.clear();
+    extras.title = fmt::format("@{}: live bytes, strategy {}", report.graph,
+                               report.strategy);
+    extras.budgetBytes = report.budgetBytes;
+    return writeTimeline(*timeline, graph, extras, ctx.out);
   }
   PassManager pm;
   pm.enableVerifier(args.has("verify-each"));
@@ -186,7 +212,13 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
   REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph));
   if (args.has("timing"))
     printTimings(reportPassTimes(result), ctx.err);
-  return verify(graph);
+  REMAT_RETURN_IF_ERROR(verify(graph));
+  if (!timeline)
+    return absl::OkStatus();
+  TimelineExtras extras{.title = fmt::format("@{}: live bytes after {}",
+                                             graph.name().str(),
+                                             *plan.pipeline)};
+  return writeTimeline(*timeline, graph, extras, ctx.out);
 }
 
 /// Checks the options that choose between a strategy run and a pipeline,
@@ -216,6 +248,15 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (report && *report == "-" && (!output || *output == "-"))
     return invalidArgument("--report=- writes the report to stdout: give the "
                            "graph a file with -o");
+  for (llvm::StringRef picture : {"timeline", "plot"})
+    if (args.get(picture).value_or("") == "-")
+      return invalidArgument("--{} writes a picture to a file, not stdout",
+                             picture.str());
+  if (args.has("plot") && !args.has("sweep"))
+    return invalidArgument("--plot draws the curve of --sweep: give --sweep");
+  if (args.has("timeline") && args.has("split-input-file"))
+    return invalidArgument(
+        "--timeline takes one graph, not --split-input-file");
   for (llvm::StringRef option :
        {"explain", "force-data-dependency", "aggregate-count",
         "aggregate-bytes", "budget", "strict-budget", "sweep",
@@ -235,7 +276,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (args.has("sweep"))
     for (llvm::StringRef option :
          {"strategy", "planner", "budget", "explain", "report",
-          "split-input-file"})
+          "split-input-file", "timeline"})
       if (args.has(option))
         return invalidArgument("--sweep builds every plan itself; it takes "
                                "no --{}",
@@ -296,6 +337,12 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
     REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
     REMAT_ASSIGN_OR_RETURN(SweepReport sweep,
                            sweepTrainingPlans(*graph, plan.training));
+    if (std::optional<std::string> plot = args.get("plot")) {
+      REMAT_RETURN_IF_ERROR(
+          writeOutput(plot, ctx.out, [&](llvm::raw_ostream &os) {
+            printSweepSvg(sweep, os);
+          }));
+    }
     return writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
       printSweepJson(sweep, os);
     });

@@ -14,6 +14,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "Pictures.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
@@ -33,13 +34,17 @@ namespace {
 const CommandSpec &statsSpec() {
   static const CommandSpec spec{
       .name = "stats",
-      .synopsis = "FILE [--json] [-o OUT]",
+      .synopsis = "FILE [--json] [--timeline=SVG] [-o OUT]",
       .description =
           "Prints the size of the graph in FILE (`-` for stdin) and the peak "
           "memory of its schedule:\nops (excluding input/param declarations), "
           "parameter elements and bytes, inputs, FLOPs,\nand the peak live "
           "bytes with the step that reaches it and what they are made of.",
       .options = {{.name = "json", .help = "Prints JSON instead of text."},
+                  {.name = "timeline",
+                   .valueName = "SVG",
+                   .help = "Also draws the live bytes at every step, split "
+                           "by kind, as an SVG picture in the file SVG."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
@@ -169,8 +174,15 @@ absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
   }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
+  std::optional<std::string> timeline = args.get("timeline");
+  if (timeline && *timeline == "-")
+    return invalidArgument("--timeline writes a picture to a file, not stdout");
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   GraphStats stats = computeStats(*graph);
+  if (timeline) {
+    TimelineExtras extras{.title = fmt::format("@{}: live bytes", stats.graph)};
+    REMAT_RETURN_IF_ERROR(writeTimeline(*timeline, *graph, extras, ctx.out));
+  }
   disposeGraph(std::move(graph), ctx);
   bool json = args.has("json");
   return writeOutput(args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {

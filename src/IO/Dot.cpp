@@ -6,6 +6,8 @@
 
 #include "remat/IO/Dot.h"
 
+#include "remat/Analysis/Memory.h"
+#include "remat/Analysis/OpRoles.h"
 #include "remat/IR/Graph.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -95,6 +97,40 @@ private:
   std::vector<unsigned> ranks_;
 };
 
+/// Fill colours by `OpRoleKind`, in legend order.
+struct RoleColour {
+  OpRoleKind role;
+  const char *colour;
+};
+constexpr RoleColour kRoleColours[] = {
+    {OpRoleKind::Input, "#eeeeee"},      {OpRoleKind::Param, "#d4d4d4"},
+    {OpRoleKind::Forward, "#d6ecfa"},    {OpRoleKind::Kept, "#56b4e9"},
+    {OpRoleKind::Recomputed, "#8fd9b6"}, {OpRoleKind::Gradient, "#f6c680"},
+    {OpRoleKind::Unused, "#ffffff"},
+};
+
+const char *roleColour(OpRoleKind role) {
+  for (const RoleColour &entry : kRoleColours)
+    if (entry.role == role)
+      return entry.colour;
+  llvm_unreachable("op role without a colour");
+}
+
+/// A cluster with one node per role present in `roles`.
+void printLegend(llvm::ArrayRef<OpRoleKind> roles, llvm::raw_ostream &os) {
+  std::vector<bool> present(std::size(kRoleColours), false);
+  for (OpRoleKind role : roles)
+    present[unsigned(role)] = true;
+  os << "  subgraph \"cluster_legend\" {\n";
+  os << "    label = \"legend\";\n";
+  for (const RoleColour &entry : kRoleColours)
+    if (present[unsigned(entry.role)])
+      os << "    legend_" << opRoleName(entry.role) << " [label="
+         << quoted(opRoleName(entry.role)) << ", style=filled, fillcolor="
+         << quoted(entry.colour) << "];\n";
+  os << "  }\n";
+}
+
 std::string nodeLabel(const Op &op) {
   std::string label = op.describe();
   if (op.numResults() != 0) {
@@ -118,6 +154,7 @@ void printDot(const Graph &graph, llvm::raw_ostream &os) {
     position[op.id()] = schedule.size();
     schedule.push_back(&op);
   }
+  std::vector<OpRoleKind> roles = classifyOps(graph, computeLiveness(graph));
   std::vector<bool> producesOutput(graph.opIdBound(), false);
   for (const Value *output : graph.outputs())
     producesOutput[output->producer()->id()] = true;
@@ -167,6 +204,7 @@ void printDot(const Graph &graph, llvm::raw_ostream &os) {
     os << indent() << 'n' << i << " [label=" << quoted(nodeLabel(op));
     if (op.hasFlag(OpFlagLeaf))
       os << ", shape=ellipse";
+    os << ", style=filled, fillcolor=" << quoted(roleColour(roles[op.id()]));
     if (producesOutput[op.id()])
       os << ", peripheries=2";
     os << "];\n";
@@ -175,6 +213,10 @@ void printDot(const Graph &graph, llvm::raw_ostream &os) {
     open.pop_back();
     os << indent() << "}\n";
   }
+  std::vector<OpRoleKind> scheduled;
+  for (const Op *op : schedule)
+    scheduled.push_back(roles[op->id()]);
+  printLegend(scheduled, os);
 
   for (unsigned i = 0; i < schedule.size(); ++i) {
     const Op &op = *schedule[i];

@@ -16,6 +16,7 @@
 #ifndef REMAT_ANALYSIS_MEMORY_H
 #define REMAT_ANALYSIS_MEMORY_H
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -89,6 +90,30 @@ struct Liveness {
 /// The storage owners and live ranges of `graph`'s schedule. The graph must
 /// be verified. Linear in ops + edges.
 Liveness computeLiveness(const Graph &graph);
+
+/// What a storage holds, for live bytes split by kind. The first three are
+/// the `MemoryBreakdown` fields of the same names; the last three split its
+/// `activations` by the role of the op that owns the storage (OpRoles.h).
+enum class StorageKind : uint8_t {
+  Param,
+  Input,
+  ParamGrad,
+  /// Forward values (kept, or temporaries of the forward pass).
+  Activation,
+  /// Values of the recompute rewrite's copies.
+  Recomputed,
+  /// Values of the backward pass other than param gradients.
+  Gradient,
+};
+inline constexpr unsigned kNumStorageKinds = 6;
+
+/// Live bytes at one step, indexed by `StorageKind`.
+using KindBytes = std::array<int64_t, kNumStorageKinds>;
+
+/// The live bytes of every step of `graph`'s schedule split by
+/// `StorageKind`: at each step the kinds sum to `simulateMemory`'s timeline.
+/// The graph must be verified. Linear in ops + edges.
+std::vector<KindBytes> profileMemoryByKind(const Graph &graph);
 
 } // namespace remat
 

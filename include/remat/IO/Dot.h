@@ -10,7 +10,9 @@
 /// value's name; dashed edges for control dependencies; one cluster per region
 /// tag, nested along the region path (`block3/attn` inside `block3`). Leaf ops
 /// (inputs, params) are ellipses and ops producing a graph output have a double
-/// border. The output depends only on the graph, never on addresses.
+/// border. Ops are filled by their role (remat/Analysis/OpRoles.h: forward,
+/// kept, recomputed, gradient, ...), explained by a legend cluster of the roles
+/// present. The output depends only on the graph, never on addresses.
 ///
 //===----------------------------------------------------------------------===//
 
