@@ -45,11 +45,18 @@ struct Trial {
 constexpr int64_t kIlpOpLimit = 24;
 constexpr int kIlpSeconds = 10;
 
-/// The strategies `auto` tries: plain autodiff, K = 1, 2, 3, 4, 6, 9, 13, ...
+/// The strategies `auto` tries: plain autodiff, `sqrtn` and `memory` as
+/// they choose, K = 1, 2, 3, 4, 6, 9, 13, ...
 /// (ratio 3/2) memory-balanced segments up to the op count, recomputing
 /// everything, and on small graphs the ILP. O(log ops) plans.
-std::vector<std::string> autoCandidates(const Graph &graph, bool withIlp) {
-  std::vector<std::string> strategies = {"none"};
+std::vector<std::string> autoCandidates(const Graph &graph, bool withMemory,
+                                        bool withIlp) {
+  // The rule-based planners' own choices first, so that `auto` is never
+  // worse than them at the same budget. `memory` plans only with a budget
+  // (without one it may find no bottleneck), the ILP for one budget.
+  std::vector<std::string> strategies = {"none", "sqrtn"};
+  if (withMemory)
+    strategies.push_back("memory");
   int64_t limit = int64_t(graph.numOps());
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
@@ -98,7 +105,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   std::vector<std::string> strategies = {options.strategy};
   TrainingOptions chosen = options;
   if (options.strategy == kAutoStrategy) {
-    strategies = autoCandidates(graph, /*withIlp=*/true);
+    strategies = autoCandidates(graph, /*withMemory=*/true, /*withIlp=*/true);
     std::optional<Trial> best;
     for (const std::string &strategy : strategies) {
       Trial trial = plain;
@@ -127,10 +134,17 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
 
 absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
                                                const TrainingOptions &options) {
-  std::vector<Trial> trials;
-  // The ILP plans for a budget, which a sweep does not have.
-  for (const std::string &strategy : autoCandidates(graph, /*withIlp=*/false)) {
-    REMAT_ASSIGN_OR_RETURN(Trial trial, tryStrategy(graph, options, strategy));
+  // The plans of the budget search but the ILP, which plans for one budget.
+  // Plain autodiff's peak, a budget every plan may use, lets `memory` fall
+  // back to plain autodiff where it finds no bottleneck.
+  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none"));
+  std::vector<Trial> trials = {plain};
+  for (const std::string &strategy :
+       autoCandidates(graph, /*withMemory=*/true, /*withIlp=*/false)) {
+    if (strategy == "none")
+      continue;
+    REMAT_ASSIGN_OR_RETURN(
+        Trial trial, tryStrategy(graph, options, strategy, plain.peakBytes));
     trials.push_back(std::move(trial));
   }
   SweepReport sweep;

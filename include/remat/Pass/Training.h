@@ -68,8 +68,9 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// judged by the simulated peak of its final, scheduled training graph (after
 /// `finalPipeline`: the peak of its largest device), so the
 /// plan returned is never over the budget when one reaches it. The strategy
-/// `auto` tries plain autodiff, `sqrtn=K` for K in a geometric series and
-/// `all`, and keeps the least recompute FLOPs within the budget; another
+/// `auto` tries plain autodiff, `sqrtn` and `memory`, `sqrtn=K` for K in a
+/// geometric series, `all` and on small graphs `ilp`, and keeps the least
+/// recompute FLOPs within the budget; another
 /// strategy is built as given. When nothing reaches the budget the lowest peak
 /// found is built, `budgetMet` is false and a warning says so.
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
