@@ -90,6 +90,9 @@ const CommandSpec &optSpec() {
            .help = "Also draws the live bytes at every step of the result, "
                    "split by kind, as an SVG picture in the file SVG, over "
                    "plain autodiff's as an outline."},
+          {.name = "progress",
+           .help = "Prints planners' progress on stderr (the ilp planner's "
+                   "incumbent, bound and gap as CBC finds them)."},
           {.name = "strict-budget",
            .help = "Exits 1 when no plan reaches the budget (by default a "
                    "warning, and the lowest peak found is built)."},
@@ -180,8 +183,13 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
       REMAT_ASSIGN_OR_RETURN(extras.plain,
                              plainTrainingTimeline(graph, plan.training));
     }
+    TrainingOptions training = plan.training;
+    if (args.has("progress"))
+      training.onProgress = [&ctx](llvm::StringRef line) {
+        ctx.err << "remat: " << line << "\n";
+      };
     REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                           buildTrainingGraph(graph, plan.training));
+                           buildTrainingGraph(graph, training));
     if (report.budgetMet == false && args.has("strict-budget"))
       return invalidArgument("{} (--strict-budget)", report.warnings.front());
     for (const std::string &warning : report.warnings)
@@ -260,7 +268,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   for (llvm::StringRef option :
        {"explain", "force-data-dependency", "aggregate-count",
         "aggregate-bytes", "budget", "strict-budget", "sweep",
-        "data-parallel"})
+        "data-parallel", "progress"})
     if (plan.pipeline && args.has(option))
       return invalidArgument("--{} needs a strategy run, not -p (pass "
                              "options go in the pipeline)",

@@ -68,6 +68,7 @@ public:
       problem.graph = &graph_;
       problem.forwardOpIdBound = forwardOpIdBound;
       problem.budgetBytes = budgetBytes_;
+      problem.onProgress = options_.onProgress;
       REMAT_ASSIGN_OR_RETURN(plan, planner->plan(problem));
       return false;
     }));

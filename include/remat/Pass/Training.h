@@ -22,6 +22,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct TrainingOptions {
   std::string finalPipeline;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
+  /// Receives the planners' progress lines (the ILP's incumbent, bound and
+  /// gap); none by default.
+  std::function<void(llvm::StringRef)> onProgress;
 };
 
 /// The timings of a pipeline run, as reports list them.
