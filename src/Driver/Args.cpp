@@ -191,4 +191,14 @@ void printUsage(const CommandSpec &spec, llvm::raw_ostream &os) {
     os << fmt::format("  {:<{}}  {}\n", left, width, help.str());
 }
 
+absl::StatusOr<std::optional<std::string>>
+plannerOption(const ParsedArgs &args) {
+  std::optional<std::string> strategy = args.get("strategy");
+  std::optional<std::string> planner = args.get("planner");
+  if (strategy && planner)
+    return invalidArgument("--planner and --strategy name the same thing: "
+                           "give one");
+  return strategy ? strategy : planner;
+}
+
 } // namespace remat::driver

@@ -96,6 +96,11 @@ absl::StatusOr<std::string> singlePositional(const CommandSpec &spec,
 /// Prints `spec`'s usage line, description and options.
 void printUsage(const CommandSpec &spec, llvm::raw_ostream &os);
 
+/// `--strategy=S` or its alias `--planner=S`, if given; an error when both
+/// are.
+absl::StatusOr<std::optional<std::string>>
+plannerOption(const ParsedArgs &args);
+
 } // namespace remat::driver
 
 #endif // REMAT_SRC_DRIVER_ARGS_H

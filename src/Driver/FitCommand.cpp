@@ -97,13 +97,8 @@ absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args) {
                              *text);
     options.maxOverhead = limit;
   }
-  std::optional<std::string> strategy = args.get("strategy");
-  if (std::optional<std::string> planner = args.get("planner")) {
-    if (strategy)
-      return invalidArgument("--planner and --strategy name the same thing: "
-                             "give one");
-    strategy = planner;
-  }
+  REMAT_ASSIGN_OR_RETURN(std::optional<std::string> strategy,
+                         plannerOption(args));
   if (strategy) {
     if (*strategy != kAutoStrategy)
       REMAT_RETURN_IF_ERROR(

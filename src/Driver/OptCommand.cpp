@@ -234,13 +234,8 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
 absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   OptPlan plan;
   plan.pipeline = args.get("pipeline");
-  std::optional<std::string> strategy = args.get("strategy");
-  if (std::optional<std::string> planner = args.get("planner")) {
-    if (strategy)
-      return invalidArgument("--planner and --strategy name the same thing: "
-                             "give one");
-    strategy = planner;
-  }
+  REMAT_ASSIGN_OR_RETURN(std::optional<std::string> strategy,
+                         plannerOption(args));
   if (plan.pipeline && strategy)
     return invalidArgument("'remat opt' takes --strategy or -p, not both");
   std::optional<std::string> report = args.get("report");
