@@ -177,10 +177,7 @@ void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
   json.object([&] {
     json.attribute("graph", report.graph);
     json.attribute("memory_bytes", report.memoryBytes);
-    if (report.maxOverhead)
-      json.attribute("max_overhead", *report.maxOverhead);
-    else
-      json.attribute("max_overhead", nullptr);
+    writeOptionalJson(json, "max_overhead", report.maxOverhead);
     json.attribute("batch", report.batch);
     json.attribute("at_max_batch", report.atMaxBatch);
     json.attributeObject("plan", [&] {

@@ -35,19 +35,10 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
   json.object([&] {
     json.attribute("graph", report.graph);
     json.attribute("strategy", report.strategy);
-    if (report.budgetBytes)
-      json.attribute("budget_bytes", *report.budgetBytes);
-    else
-      json.attribute("budget_bytes", nullptr);
-    if (report.budgetMet)
-      json.attribute("budget_met", *report.budgetMet);
-    else
-      json.attribute("budget_met", nullptr);
+    writeOptionalJson(json, "budget_bytes", report.budgetBytes);
+    writeOptionalJson(json, "budget_met", report.budgetMet);
     json.attribute("plans_tried", report.plansTried);
-    if (report.optimalityGap)
-      json.attribute("optimality_gap", *report.optimalityGap);
-    else
-      json.attribute("optimality_gap", nullptr);
+    writeOptionalJson(json, "optimality_gap", report.optimalityGap);
     json.attribute("max_recomputations", report.maxRecomputations);
     json.attribute("ops_before", report.opsBefore);
     json.attribute("ops_after", report.opsAfter);

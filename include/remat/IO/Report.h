@@ -106,6 +106,17 @@ struct TrainingReport {
 void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
                         const MemoryBreakdown &breakdown);
 
+/// Writes `key: value` into the object `json` is in, or `key: null` when
+/// `value` is empty.
+template <typename T>
+void writeOptionalJson(llvm::json::OStream &json, llvm::StringRef key,
+                       const std::optional<T> &value) {
+  if (value)
+    json.attribute(key, *value);
+  else
+    json.attribute(key, nullptr);
+}
+
 /// One JSON object, two-space indented, keys in a fixed order, then a newline.
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os);
 
