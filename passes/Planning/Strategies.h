@@ -82,6 +82,7 @@ void registerSqrtNPlanner(PlannerRegistry &registry);
 void registerRegionsPlanner(PlannerRegistry &registry);
 void registerExplicitSchedulePlanner(PlannerRegistry &registry);
 void registerIlpPlanner(PlannerRegistry &registry);
+void registerChainPlanner(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

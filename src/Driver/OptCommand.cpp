@@ -190,8 +190,9 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
       };
     REMAT_ASSIGN_OR_RETURN(TrainingReport report,
                            buildTrainingGraph(graph, training));
+    // The budget search's own warning comes last, after the planner's.
     if (report.budgetMet == false && args.has("strict-budget"))
-      return invalidArgument("{} (--strict-budget)", report.warnings.front());
+      return invalidArgument("{} (--strict-budget)", report.warnings.back());
     for (const std::string &warning : report.warnings)
       ctx.err << "remat: warning: " << warning << "\n";
     if (args.has("timing"))

@@ -9,8 +9,10 @@
 /// scheduled training graph, built on a copy of the forward graph. The
 /// search is exact about memory (the plan returned is never over the budget
 /// when any plan tried reaches it) but not about cost: it tries plain
-/// autodiff, memory-balanced segmentations `sqrtn=K` for K in a geometric
-/// series, and `all`, and keeps the one with the least recompute FLOPs.
+/// autodiff, the `chain` DP, memory-balanced segmentations `sqrtn=K` for K
+/// in a geometric series, and `all`, and keeps the one with the least
+/// recompute FLOPs. The chain planner plans against a model of memory; the
+/// search shifts the budget it gives it by what the model missed.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +24,10 @@
 
 #include <fmt/format.h>
 
+#include "llvm/Support/MathExtras.h"
+
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +41,8 @@ struct Trial {
   int64_t peakBytes = 0;
   int64_t flopsRecompute = 0;
   double overhead = 0;
+  /// The budget the planner was told, when not the search's own.
+  std::optional<int64_t> plannerBudget;
 };
 
 /// Graphs of at most this many ops also get the `ilp` planner, limited to
@@ -61,9 +68,21 @@ std::vector<std::string> autoCandidates(const Graph &graph, bool withMemory,
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
+  if (withIlp)
+    strategies.push_back("chain");
   if (withIlp && limit <= kIlpOpLimit)
     strategies.push_back(fmt::format("ilp={}", kIlpSeconds));
   return strategies;
+}
+
+/// At most this many builds calibrate a modelled planner's budget.
+constexpr int kCalibrationRounds = 4;
+
+/// Whether `strategy` plans against its own model of memory (`chain`), so
+/// that the budget it is told may be shifted to land the built graph's
+/// simulated peak within the real one.
+bool isModelledPlanner(llvm::StringRef strategy) {
+  return strategy == "chain" || strategy.startswith("chain=");
 }
 
 /// Whether `candidate` is a better choice than `best` within `budget`:
@@ -92,6 +111,48 @@ absl::StatusOr<Trial> tryStrategy(const Graph &graph,
                report.overhead};
 }
 
+/// Builds the modelled planner `strategy` at budgets shifted by what its
+/// model missed, bracketing the largest told budget whose graph fits, and
+/// returns the best trial. A few builds, each O(graph).
+absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
+                                    const TrainingOptions &options,
+                                    const std::string &strategy,
+                                    int64_t budget) {
+  std::optional<Trial> best;
+  // Told budgets known to fit (lo) and known to overshoot (hi).
+  int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  int64_t told = budget;
+  for (int round = 0; round < kCalibrationRounds; ++round) {
+    REMAT_ASSIGN_OR_RETURN(Trial trial,
+                           tryStrategy(graph, options, strategy, told));
+    trial.plannerBudget = told;
+    if (!best || isBetter(trial, *best, budget))
+      best = trial;
+    int64_t miss = 0;
+    if (trial.peakBytes <= budget) {
+      lo = std::max(lo, told);
+      // Nothing recomputed, or a told budget past plain autodiff's peak,
+      // cannot get cheaper.
+      if (trial.flopsRecompute == 0)
+        break;
+    } else {
+      hi = std::min(hi, told);
+    }
+    if (llvm::SubOverflow(budget, trial.peakBytes, miss) ||
+        llvm::AddOverflow(told, miss, told))
+      break;
+    // Stay strictly inside the bracket; stop once it is within 0.5%.
+    if (told <= lo || told >= hi)
+      told = hi == std::numeric_limits<int64_t>::max() ? lo + lo / 4
+                                                       : lo + (hi - lo) / 2;
+    if (hi != std::numeric_limits<int64_t>::max() && hi - lo <= budget / 200)
+      break;
+    if (told <= 0)
+      break;
+  }
+  return *best;
+}
+
 } // namespace
 
 absl::StatusOr<TrainingReport>
@@ -104,12 +165,16 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   // A given strategy is built once, on the graph itself.
   std::vector<std::string> strategies = {options.strategy};
   TrainingOptions chosen = options;
+  int64_t plannerBudget = budget;
   if (options.strategy == kAutoStrategy) {
     strategies = autoCandidates(graph, /*withMemory=*/true, /*withIlp=*/true);
     std::optional<Trial> best;
     for (const std::string &strategy : strategies) {
       Trial trial = plain;
-      if (strategy != "none") {
+      if (isModelledPlanner(strategy)) {
+        REMAT_ASSIGN_OR_RETURN(
+            trial, tryCalibrated(graph, options, strategy, budget));
+      } else if (strategy != "none") {
         REMAT_ASSIGN_OR_RETURN(trial,
                                tryStrategy(graph, options, strategy, budget));
       }
@@ -117,9 +182,15 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
         best = trial;
     }
     chosen.strategy = best->strategy;
+    plannerBudget = best->plannerBudget.value_or(budget);
+  } else if (isModelledPlanner(options.strategy)) {
+    REMAT_ASSIGN_OR_RETURN(
+        Trial trial, tryCalibrated(graph, options, options.strategy, budget));
+    plannerBudget = trial.plannerBudget.value_or(budget);
   }
-  REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(graph, chosen, budget));
+  REMAT_ASSIGN_OR_RETURN(
+      TrainingReport report,
+      buildTrainingGraphAsGiven(graph, chosen, plannerBudget));
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = int64_t(strategies.size());

@@ -380,6 +380,33 @@ TEST(ChainDpTest, CostFallsAsBudgetGrows) {
   EXPECT_GE(steps, 5);
 }
 
+// The lowest-peak read-back equals the least budget at which the DP finds
+// a schedule, found by scanning budgets one byte at a time, and costs what
+// the DP costs there.
+TEST(ChainDpTest, LowestPeakIsTheLeastFeasibleBudget) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 6; ++trial) {
+    ChainProblem problem = randomChain(rng, 3 + trial);
+    std::vector<int64_t> budgets = budgetsToTry(problem, 2);
+    std::optional<ChainResult> least;
+    for (int64_t budget = budgets[0]; budget <= budgets.back() && !least;
+         ++budget) {
+      problem.budgetBytes = budget;
+      ChainResult result = solve(problem);
+      if (result.status == ChainStatusKind::Optimal)
+        least = result;
+    }
+    ASSERT_TRUE(least) << trial;
+    problem.budgetBytes = budgets.back();
+    absl::StatusOr<ChainResult> lowest =
+        solveChainDpLowestPeak(problem, {.slotBytes = 1});
+    ASSERT_TRUE(lowest.ok()) << lowest.status();
+    ASSERT_EQ(lowest->status, ChainStatusKind::Optimal) << trial;
+    EXPECT_EQ(lowest->cost.peakBytes, least->cost.peakBytes) << trial;
+    EXPECT_EQ(lowest->cost.cost, least->cost.cost) << trial;
+  }
+}
+
 // Coarse slots round sizes up and the budget down: never over the budget,
 // never cheaper than the exact optimum, and said to be inexact.
 TEST(ChainDpTest, CoarseSlotsStayWithinBudget) {

@@ -186,8 +186,18 @@ public:
       : chain_(chain), table_(chain.numStages(), numSlots) {}
 
   void fill();
-  int64_t optimum() { return table_.row(whole())[table_.lastSlot()]; }
-  ChainSchedule schedule();
+  /// The least cost with `m` free slots (kInfinite when nothing fits).
+  int64_t optimum(int64_t m) { return table_.row(whole())[m]; }
+  /// The fewest free slots with a finite optimum; -1 when none.
+  int64_t fewestSlots() {
+    const int64_t *row = table_.row(whole());
+    for (int64_t m = 0; m <= table_.lastSlot(); ++m)
+      if (row[m] != kInfinite)
+        return m;
+    return -1;
+  }
+  /// The optimal schedule with `m` free slots.
+  ChainSchedule schedule(int64_t m);
 
 private:
   Subproblem whole() const { return {0, chain_.numStages() - 1, Held}; }
@@ -334,9 +344,9 @@ struct Task {
   std::optional<ChainOp> op;
 };
 
-ChainSchedule ChainDp::schedule() {
+ChainSchedule ChainDp::schedule(int64_t m) {
   ChainSchedule result;
-  std::vector<Task> stack = {{whole(), table_.lastSlot(), {}}};
+  std::vector<Task> stack = {{whole(), m, {}}};
   // Explicit stack: the recursion is as deep as the chain is long. Each
   // subproblem pushes its tasks in reverse order of execution.
   while (!stack.empty()) {
@@ -417,10 +427,10 @@ int64_t chooseSlotBytes(const ChainProblem &problem, int64_t available,
   return unit;
 }
 
-} // namespace
-
-absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
-                                         const DpOptions &options) {
+/// `solveChainDp`, reading the table back at the budget's slots or, with
+/// `lowestPeak`, at the fewest that admit a schedule.
+absl::StatusOr<ChainResult> solve(const ChainProblem &problem,
+                                  const DpOptions &options, bool lowestPeak) {
   REMAT_RETURN_IF_ERROR(validateChain(problem));
   ChainResult result;
   int64_t available = problem.budgetBytes - problem.constantBytes;
@@ -447,10 +457,11 @@ absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
   SlotChain chain(problem, result.slotBytes);
   ChainDp dp(chain, numSlots);
   dp.fill();
-  int64_t optimum = dp.optimum();
-  if (optimum == kInfinite)
+  int64_t slots = lowestPeak ? dp.fewestSlots() : numSlots;
+  if (slots < 0 || dp.optimum(slots) == kInfinite)
     return result;
-  result.schedule = dp.schedule();
+  int64_t optimum = dp.optimum(slots);
+  result.schedule = dp.schedule(slots);
   REMAT_ASSIGN_OR_RETURN(result.cost,
                          evaluateChainSchedule(problem, result.schedule));
   if (result.cost.cost != optimum ||
@@ -462,6 +473,18 @@ absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
         problem.budgetBytes));
   result.status = ChainStatusKind::Optimal;
   return result;
+}
+
+} // namespace
+
+absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
+                                         const DpOptions &options) {
+  return solve(problem, options, /*lowestPeak=*/false);
+}
+
+absl::StatusOr<ChainResult>
+solveChainDpLowestPeak(const ChainProblem &problem, const DpOptions &options) {
+  return solve(problem, options, /*lowestPeak=*/true);
 }
 
 } // namespace remat::chain

@@ -149,6 +149,14 @@ struct ChainResult {
 absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
                                          const DpOptions &options = {});
 
+/// The schedule of least peak among those the DP searches within
+/// `problem.budgetBytes` (a budget that admits them all, such as every
+/// size summed), the cheapest at that peak: for when the budget wanted
+/// admits none. Infeasible only when nothing fits that budget either.
+absl::StatusOr<ChainResult>
+solveChainDpLowestPeak(const ChainProblem &problem,
+                       const DpOptions &options = {});
+
 /// The chain's training DAG (docs/planning-chain.md): per stage a Forward
 /// node (its saved activations) and, but for the last stage, an Output
 /// node; then the Backward nodes from the last stage to the first.

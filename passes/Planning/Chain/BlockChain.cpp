@@ -1,0 +1,187 @@
+//===- BlockChain.cpp - A training graph as a chain of blocks -------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Chain/BlockChain.h"
+
+#include "Planning/Chain/ApBaselines.h"
+
+#include "remat/Support/Status.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+namespace remat::chain {
+namespace {
+
+/// Bottleneck blocks: block b ends at `cuts[b]` (the last block at the last
+/// forward node). Returns the block of every forward node.
+std::vector<int> blockOfNodes(int numForward, llvm::ArrayRef<int> cuts) {
+  std::vector<int> block(numForward, 0);
+  for (int node = 0, b = 0; node < numForward; ++node) {
+    block[node] = b;
+    if (b < int(cuts.size()) && cuts[b] == node)
+      ++b;
+  }
+  return block;
+}
+
+/// Groups `weights.size()` consecutive blocks into at most `maxStages`
+/// stages of about equal weight; returns the stage of each block.
+std::vector<int> mergeBlocks(llvm::ArrayRef<int64_t> weights, int maxStages) {
+  int numBlocks = int(weights.size());
+  std::vector<int> stage(numBlocks, 0);
+  if (numBlocks <= maxStages) {
+    for (int b = 0; b < numBlocks; ++b)
+      stage[b] = b;
+    return stage;
+  }
+  __int128 total = 0;
+  for (int64_t weight : weights)
+    total += weight;
+  // Close stage k once the weight so far reaches (k+1)/maxStages of the
+  // total; empty weights fall back to equal block counts.
+  __int128 prefix = 0;
+  for (int b = 0, k = 0; b < numBlocks; ++b) {
+    stage[b] = k;
+    prefix += weights[b];
+    bool reached =
+        total > 0 ? prefix * maxStages >= total * (k + 1)
+                  : int64_t(b + 1) * maxStages >= int64_t(numBlocks) * (k + 1);
+    if (reached && k + 1 < maxStages && b + 1 < numBlocks)
+      ++k;
+  }
+  return stage;
+}
+
+} // namespace
+
+absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
+                                           int64_t gradientOutputBytes,
+                                           int maxStages) {
+  const ilp::RematProblem &problem = graph.problem;
+  int numNodes = int(problem.nodes.size());
+  int numForward = int(
+      llvm::find_if(problem.nodes,
+                    [](const ilp::RematNode &node) { return node.backward; }) -
+      problem.nodes.begin());
+  if (numForward == 0)
+    return invalidArgument("chain: the graph has no forward op to recompute");
+
+  std::vector<int> cuts = cutNodes(problem);
+  std::vector<int> blockOf = blockOfNodes(numForward, cuts);
+  int numBlocks = int(cuts.size()) + 1;
+  std::vector<int64_t> blockBytes(numBlocks, 0);
+  for (int node = 0; node < numForward; ++node)
+    blockBytes[blockOf[node]] += problem.nodes[node].bytes;
+  std::vector<int> stageOfBlock =
+      mergeBlocks(blockBytes, std::max(1, maxStages));
+  int numStages = stageOfBlock.back() + 1;
+
+  BlockChain chain;
+  chain.numBlocks = numBlocks;
+  chain.stageNodes.resize(numStages);
+  std::vector<int> stageOf(numForward);
+  for (int node = 0; node < numForward; ++node) {
+    stageOf[node] = stageOfBlock[blockOf[node]];
+    chain.stageNodes[stageOf[node]].push_back(node);
+  }
+  // The node each stage hands to the next: its last, a bottleneck.
+  std::vector<int> outputOf(numStages);
+  for (int s = 0; s < numStages; ++s)
+    outputOf[s] = chain.stageNodes[s].back();
+  auto isOutput = [&](int node) {
+    return stageOf[node] + 1 < numStages && outputOf[stageOf[node]] == node;
+  };
+
+  // Backward nodes come in the reverse order of the forward ops they
+  // differentiate, so their stage only falls: a read of a stage's inner
+  // node puts the reader in that stage; a read of a bottleneck, which the
+  // next stage's backward reads as its input too, in the next one.
+  ChainProblem &chainProblem = chain.problem;
+  chainProblem.stages.resize(numStages);
+  chain.firstBackwardNode.assign(numStages, -1);
+  std::vector<char> readByBackward(numForward, 0);
+  bool overflow = llvm::AddOverflow(problem.constantBytes, gradientOutputBytes,
+                                    chainProblem.constantBytes);
+  int current = numStages - 1;
+  for (int node = numForward; node < numNodes; ++node) {
+    const ilp::RematNode &info = problem.nodes[node];
+    if (graph.ops[node].empty()) {
+      // The sink holding the gradient outputs (`gradientOutputBytes`).
+      continue;
+    }
+    for (int dep : info.deps) {
+      if (dep >= numForward)
+        continue;
+      readByBackward[dep] = 1;
+      current =
+          std::min(current, isOutput(dep) ? stageOf[dep] + 1 : stageOf[dep]);
+    }
+    // A stage whose backward reads nothing of its own starts with the next.
+    for (int s = current; s < numStages && chain.firstBackwardNode[s] < 0; ++s)
+      chain.firstBackwardNode[s] = node;
+    ChainStage &stage = chainProblem.stages[current];
+    overflow |=
+        llvm::AddOverflow(stage.backwardCost, info.cost, stage.backwardCost);
+  }
+
+  for (int node = 0; node < numForward; ++node) {
+    ChainStage &stage = chainProblem.stages[stageOf[node]];
+    int64_t bytes = problem.nodes[node].bytes;
+    overflow |= llvm::AddOverflow(stage.forwardCost, problem.nodes[node].cost,
+                                  stage.forwardCost);
+    // What a run keeps for the backward includes the stage's output, which
+    // is among its values: holding them holds it.
+    if (readByBackward[node] || isOutput(node))
+      overflow |= llvm::AddOverflow(stage.savedBytes, bytes, stage.savedBytes);
+    if (isOutput(node)) {
+      stage.outputBytes = bytes;
+      chainProblem.stages[stageOf[node] + 1].gradientBytes = bytes;
+    }
+  }
+  if (overflow)
+    return invalidArgument("chain: the graph's cost or byte totals overflow "
+                           "int64");
+  return chain;
+}
+
+std::vector<RecomputeStep> stepsOfChain(const ilp::GraphProblem &graph,
+                                        const BlockChain &chain,
+                                        const ChainSchedule &schedule) {
+  std::vector<RecomputeStep> steps;
+  auto firstBackward = llvm::find_if(schedule.ops, [](const ChainOp &op) {
+    return op.kind == ChainOpKind::Backward;
+  });
+  // Stage runs waiting for the backward they prepare.
+  std::vector<int> pending;
+  for (auto it = firstBackward; it != schedule.ops.end(); ++it) {
+    if (it->kind == ChainOpKind::Forward) {
+      pending.push_back(it->stage);
+      continue;
+    }
+    if (it->kind != ChainOpKind::Backward || pending.empty())
+      continue;
+    int before = chain.firstBackwardNode[it->stage];
+    if (before >= 0) {
+      // A stage run twice before one backward starts a second step, as a
+      // step copies each op once.
+      int previous = -1;
+      for (int stage : pending) {
+        if (stage <= previous || previous < 0)
+          steps.push_back({graph.ops[before].front(), {}});
+        for (int node : chain.stageNodes[stage])
+          llvm::append_range(steps.back().ops, graph.ops[node]);
+        previous = stage;
+      }
+    }
+    pending.clear();
+  }
+  return steps;
+}
+
+} // namespace remat::chain

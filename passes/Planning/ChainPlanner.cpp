@@ -1,0 +1,143 @@
+//===- ChainPlanner.cpp - The `chain` planner -----------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// `--planner=chain[=STAGES]` with a budget: the forward pass cut at its
+/// bottlenecks into at most STAGES blocks (Chain/BlockChain.h), the cheapest
+/// schedule of that chain within the budget by dynamic programming
+/// (Chain/ChainDp.h), realised as recompute steps. Planning time depends on
+/// the stage count, not the op count: O(STAGES^3 * slots) for the DP on top
+/// of one linear walk. The chain model leaves out a block's temporaries, so
+/// `auto` shifts the budget it gives this planner until the built graph
+/// fits (docs/planning-chain.md#on-a-graph).
+///
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Chain/BlockChain.h"
+#include "Planning/Strategies.h"
+
+#include "remat/Analysis/Memory.h"
+#include "remat/IR/Graph.h"
+#include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace remat::strategies {
+namespace {
+
+/// Stages and memory slots of the DP by default: about 0.1-0.5 s of DP
+/// (docs/planning-chain.md#figures) whatever the graph's size.
+constexpr int kDefaultStages = 32;
+constexpr int64_t kDefaultSlots = 512;
+
+/// Bytes of the gradient outputs, each storage counted once.
+int64_t gradientOutputBytes(const PlanningProblem &problem) {
+  llvm::SmallPtrSet<const Value *, 16> owners;
+  int64_t bytes = 0;
+  for (const Value *output : problem.graph->outputs()) {
+    const Value *owner = storageOwner(output);
+    if (!problem.isForward(*owner->producer()) && owners.insert(owner).second)
+      if (llvm::AddOverflow(bytes, owner->type().byteSize(), bytes))
+        return std::numeric_limits<int64_t>::max();
+  }
+  return bytes;
+}
+
+class ChainPlanner : public Planner {
+public:
+  explicit ChainPlanner(int maxStages) : maxStages_(maxStages) {}
+
+  absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
+    if (!problem.budgetBytes)
+      return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
+    ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+    REMAT_ASSIGN_OR_RETURN(chain::BlockChain blocks,
+                           chain::buildBlockChain(graph,
+                                                  gradientOutputBytes(problem),
+                                                  maxStages_));
+    blocks.problem.budgetBytes = *problem.budgetBytes;
+    chain::DpOptions options;
+    options.maxSlots = kDefaultSlots;
+    REMAT_ASSIGN_OR_RETURN(chain::ChainResult result,
+                           chain::solveChainDp(blocks.problem, options));
+    if (problem.onProgress)
+      problem.onProgress(fmt::format(
+          "chain: {} bottleneck blocks in {} stages, {} slots of {}; {}",
+          blocks.numBlocks, blocks.problem.stages.size(),
+          result.slotBytes > 0
+              ? (blocks.problem.budgetBytes - blocks.problem.constantBytes) /
+                    result.slotBytes
+              : 0,
+          formatBytes(result.slotBytes),
+          result.status == chain::ChainStatusKind::Optimal
+              ? fmt::format("modelled peak {}, recompute {} FLOPs",
+                            formatBytes(result.cost.peakBytes),
+                            result.cost.recomputeCost)
+              : std::string("no schedule fits")));
+
+    RematPlan plan;
+    if (result.status == chain::ChainStatusKind::Infeasible) {
+      // The least peak instead, from a table wide enough to keep it all.
+      chain::ChainProblem wide = blocks.problem;
+      wide.budgetBytes = wide.constantBytes;
+      for (const chain::ChainStage &stage : wide.stages)
+        wide.budgetBytes +=
+            stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+      REMAT_ASSIGN_OR_RETURN(result,
+                             chain::solveChainDpLowestPeak(wide, options));
+      if (result.status == chain::ChainStatusKind::Infeasible) {
+        plan.plain = true;
+        plan.warnings.push_back("chain: no schedule fits by its model; "
+                                "keeping every value");
+        return plan;
+      }
+      plan.warnings.push_back(fmt::format(
+          "chain: no schedule of the {}-stage chain fits in {} by its model "
+          "(constants {}); planned for its lowest modelled peak, {}",
+          blocks.problem.stages.size(), formatBytes(*problem.budgetBytes),
+          formatBytes(blocks.problem.constantBytes),
+          formatBytes(result.cost.peakBytes)));
+    }
+    std::vector<RecomputeStep> steps =
+        chain::stepsOfChain(graph, blocks, result.schedule);
+    if (steps.empty())
+      plan.plain = true;
+    else
+      plan.schedule = std::move(steps);
+    return plan;
+  }
+
+private:
+  int maxStages_;
+};
+
+} // namespace
+
+void registerChainPlanner(PlannerRegistry &registry) {
+  registry.add(
+      {"chain",
+       "Optimal schedule of the chain of blocks between bottlenecks within "
+       "the budget (dynamic programming over at most STAGES stages)",
+       "STAGES", false,
+       [](std::optional<llvm::StringRef> argument)
+           -> absl::StatusOr<std::unique_ptr<Planner>> {
+         int stages = kDefaultStages;
+         if (argument && (argument->getAsInteger(10, stages) || stages < 1 ||
+                          stages > 1000))
+           return invalidArgument("strategy 'chain' takes a stage count from "
+                                  "1 to 1000, got 'chain={}'",
+                                  argument->str());
+         return std::make_unique<ChainPlanner>(stages);
+       }});
+}
+
+} // namespace remat::strategies
