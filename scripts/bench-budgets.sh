@@ -1,10 +1,10 @@
 #!/bin/sh
 # The figures of docs/benchmarks.md "Plans at a budget": for every zoo model at
 # its default size, or at the sizes given in MODELS, and budgets of 30..90% of
-# plain autodiff's peak, the recompute overhead of each planner (`auto`, and
-# `sqrtn`, `memory` built as given and judged against the budget) with its
-# final peak as a share of plain autodiff's, or `over` when that peak is over
-# the budget. Prints a Markdown table.
+# plain autodiff's peak, the recompute overhead of each planner (`auto`,
+# `chain`, and `sqrtn`, `memory` built as given and judged against the budget)
+# with its final peak as a share of plain autodiff's, or `over` when that peak
+# is over the budget. Prints a Markdown table.
 # Usage: bench-budgets.sh REMAT WORKDIR [MODEL-SPEC ...]
 # A MODEL-SPEC is a zoo model with options, e.g. "mlp --layers=100".
 set -eu
@@ -13,8 +13,8 @@ shift 2
 mkdir -p "$work"
 [ $# -gt 0 ] || set -- densenet lstm mlp mobilenet_v2 resnet transformer unet vgg
 field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
-echo "| model | ops | budget | auto | sqrtn | memory | auto plans, seconds |"
-echo "|---|---|---|---|---|---|---|"
+echo "| model | ops | budget | auto | chain | sqrtn | memory | auto plans, seconds |"
+echo "|---|---|---|---|---|---|---|---|"
 for spec in "$@"; do
   name=$(echo "$spec" | tr ' =' '__' | tr -d -- '-')
   # shellcheck disable=SC2086 # the spec is words on purpose
@@ -22,7 +22,7 @@ for spec in "$@"; do
   ops=$("$remat" stats "$work/$name.remat" | sed -n 's/^ops *\([0-9]*\).*/\1/p')
   for budget in 30 40 50 60 70 80 90; do
     row="| $spec | $ops | $budget% |"
-    for planner in auto sqrtn memory; do
+    for planner in auto chain sqrtn memory; do
       r="$work/$name.$budget.$planner.json"
       start=$(date +%s.%N)
       if ! "$remat" opt "$work/$name.remat" --budget="$budget%" \

@@ -43,6 +43,8 @@ struct Trial {
   double overhead = 0;
   /// The budget the planner was told, when not the search's own.
   std::optional<int64_t> plannerBudget;
+  /// How many graphs were built to get here.
+  int builds = 1;
 };
 
 /// Graphs of at most this many ops also get the `ilp` planner, limited to
@@ -52,25 +54,30 @@ struct Trial {
 constexpr int64_t kIlpOpLimit = 24;
 constexpr int kIlpSeconds = 10;
 
-/// The strategies `auto` tries: plain autodiff, `sqrtn` and `memory` as
-/// they choose, K = 1, 2, 3, 4, 6, 9, 13, ...
-/// (ratio 3/2) memory-balanced segments up to the op count, recomputing
-/// everything, and on small graphs the ILP. O(log ops) plans.
-std::vector<std::string> autoCandidates(const Graph &graph, bool withMemory,
-                                        bool withIlp) {
-  // The rule-based planners' own choices first, so that `auto` is never
-  // worse than them at the same budget. `memory` plans only with a budget
-  // (without one it may find no bottleneck), the ILP for one budget.
-  std::vector<std::string> strategies = {"none", "sqrtn"};
-  if (withMemory)
-    strategies.push_back("memory");
+/// `auto` stops building candidates once they have built this many ops in
+/// all: a planning-time limit that keeps the output deterministic. About 8
+/// builds of a million-op graph; every candidate below about 100k ops.
+constexpr int64_t kSearchOpBudget = 8'000'000;
+
+/// The strategies `auto` tries, most promising first: plain autodiff, for
+/// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
+/// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
+/// count, recomputing everything, and for one budget on small graphs the
+/// ILP. O(log ops) plans.
+std::vector<std::string> autoCandidates(const Graph &graph,
+                                        bool forOneBudget) {
+  // The rule-based planners' own choices early, so that `auto` is never
+  // worse than them at the same budget. The DP and the ILP plan for one
+  // budget.
+  std::vector<std::string> strategies = {"none"};
+  if (forOneBudget)
+    strategies.push_back("chain");
+  llvm::append_range(strategies, std::vector<std::string>{"sqrtn", "memory"});
   int64_t limit = int64_t(graph.numOps());
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
-  if (withIlp)
-    strategies.push_back("chain");
-  if (withIlp && limit <= kIlpOpLimit)
+  if (forOneBudget && limit <= kIlpOpLimit)
     strategies.push_back(fmt::format("ilp={}", kIlpSeconds));
   return strategies;
 }
@@ -126,8 +133,16 @@ absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
     REMAT_ASSIGN_OR_RETURN(Trial trial,
                            tryStrategy(graph, options, strategy, told));
     trial.plannerBudget = told;
+    trial.builds = round + 1;
+    // The same plan again (a model that admits nothing cheaper or smaller)
+    // will not move.
+    bool same = best && trial.peakBytes == best->peakBytes &&
+                trial.flopsRecompute == best->flopsRecompute;
     if (!best || isBetter(trial, *best, budget))
       best = trial;
+    best->builds = round + 1;
+    if (same)
+      break;
     int64_t miss = 0;
     if (trial.peakBytes <= budget) {
       lo = std::max(lo, told);
@@ -167,9 +182,12 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   TrainingOptions chosen = options;
   int64_t plannerBudget = budget;
   if (options.strategy == kAutoStrategy) {
-    strategies = autoCandidates(graph, /*withMemory=*/true, /*withIlp=*/true);
+    strategies = autoCandidates(graph, /*forOneBudget=*/true);
     std::optional<Trial> best;
-    for (const std::string &strategy : strategies) {
+    int64_t opsBuilt = 0;
+    size_t tried = 0;
+    for (; tried < strategies.size() && opsBuilt < kSearchOpBudget; ++tried) {
+      const std::string &strategy = strategies[tried];
       Trial trial = plain;
       if (isModelledPlanner(strategy)) {
         REMAT_ASSIGN_OR_RETURN(
@@ -180,7 +198,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
       }
       if (!best || isBetter(trial, *best, budget))
         best = trial;
+      opsBuilt += int64_t(graph.numOps()) * trial.builds;
     }
+    strategies.resize(tried);
     chosen.strategy = best->strategy;
     plannerBudget = best->plannerBudget.value_or(budget);
   } else if (isModelledPlanner(options.strategy)) {
@@ -211,7 +231,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none"));
   std::vector<Trial> trials = {plain};
   for (const std::string &strategy :
-       autoCandidates(graph, /*withMemory=*/true, /*withIlp=*/false)) {
+       autoCandidates(graph, /*forOneBudget=*/false)) {
     if (strategy == "none")
       continue;
     REMAT_ASSIGN_OR_RETURN(
