@@ -83,7 +83,12 @@ std::vector<std::string> autoCandidates(const Graph &graph,
 }
 
 /// At most this many builds calibrate a modelled planner's budget.
-constexpr int kCalibrationRounds = 4;
+constexpr int kCalibrationRounds = 8;
+
+/// The budgets, in percent of plain autodiff's peak, at which the sweep
+/// plans with the chain DP, and its calibration builds for each.
+constexpr int kSweepChainPercents[] = {20, 35, 50, 65, 80};
+constexpr int kSweepCalibrationRounds = 3;
 
 /// Whether `strategy` plans against its own model of memory (`chain`), so
 /// that the budget it is told may be shifted to land the built graph's
@@ -124,12 +129,13 @@ absl::StatusOr<Trial> tryStrategy(const Graph &graph,
 absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
                                     const TrainingOptions &options,
                                     const std::string &strategy,
-                                    int64_t budget) {
+                                    int64_t budget,
+                                    int rounds = kCalibrationRounds) {
   std::optional<Trial> best;
   // Told budgets known to fit (lo) and known to overshoot (hi).
   int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   int64_t told = budget;
-  for (int round = 0; round < kCalibrationRounds; ++round) {
+  for (int round = 0; round < rounds; ++round) {
     REMAT_ASSIGN_OR_RETURN(Trial trial,
                            tryStrategy(graph, options, strategy, told));
     trial.plannerBudget = told;
@@ -236,6 +242,15 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
       continue;
     REMAT_ASSIGN_OR_RETURN(
         Trial trial, tryStrategy(graph, options, strategy, plain.peakBytes));
+    trials.push_back(std::move(trial));
+  }
+  // The DP plans for one budget: a few across the range, each calibrated
+  // in fewer builds than a single budget gets.
+  for (int percent : kSweepChainPercents) {
+    REMAT_ASSIGN_OR_RETURN(
+        Trial trial, tryCalibrated(graph, options, "chain",
+                                   plain.peakBytes / 100 * percent,
+                                   kSweepCalibrationRounds));
     trials.push_back(std::move(trial));
   }
   SweepReport sweep;

@@ -23,9 +23,10 @@ namespace remat::chain {
 namespace {
 
 /// Five f32[4] values (16 bytes each); %c = add(%a, %b) skips over %b, so
-/// the bottlenecks are %a, %c, %d and %e, and the blocks {a}, {b, c}, {d},
-/// {e}, {loss}. The backward reads %a (sin's gradient of %b), %c and %d
-/// (those of %d and %e): cos(%a), cos(%c), cos(%d).
+/// the bottlenecks are %a, %c, %d and %e. The backward reads %a (sin's
+/// gradient of %b), %c and %d (those of %d and %e): cos(%a), cos(%c),
+/// cos(%d); it does not read %e, which so ends no block. The blocks: {a},
+/// {b, c}, {d}, {e, loss}.
 constexpr const char *kResidual = R"(graph @res {
   param %w : f32[4]
   input %x : f32[4]
@@ -68,25 +69,26 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   absl::StatusOr<BlockChain> chain =
       buildBlockChain(fixture.problem, /*gradientOutputBytes=*/16, 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
-  EXPECT_EQ(chain->numBlocks, 5);
-  ASSERT_EQ(chain->problem.stages.size(), 5u);
+  EXPECT_EQ(chain->numBlocks, 4);
+  ASSERT_EQ(chain->problem.stages.size(), 4u);
   std::vector<size_t> sizes;
   for (const std::vector<int> &nodes : chain->stageNodes)
     sizes.push_back(nodes.size());
-  EXPECT_EQ(sizes, (std::vector<size_t>{1, 2, 1, 1, 1}));
+  EXPECT_EQ(sizes, (std::vector<size_t>{1, 2, 1, 2}));
 
-  // Each stage keeps what its backward reads plus its output: 16 bytes,
-  // the loss (a forward output, counted as constant) none. The gradient of
-  // a stage's input has the input's size; the chain's input needs none.
+  // Each stage keeps what its backward reads, its output among it: 16
+  // bytes; the last none (%e is not read, the loss is a forward output,
+  // counted as constant). The gradient of a stage's input has the input's
+  // size; the chain's input needs none.
   std::vector<int64_t> saved, output, gradient;
   for (const ChainStage &stage : chain->problem.stages) {
     saved.push_back(stage.savedBytes);
     output.push_back(stage.outputBytes);
     gradient.push_back(stage.gradientBytes);
   }
-  EXPECT_EQ(saved, (std::vector<int64_t>{16, 16, 16, 16, 0}));
-  EXPECT_EQ(output, (std::vector<int64_t>{16, 16, 16, 16, 0}));
-  EXPECT_EQ(gradient, (std::vector<int64_t>{0, 16, 16, 16, 16}));
+  EXPECT_EQ(saved, (std::vector<int64_t>{16, 16, 16, 0}));
+  EXPECT_EQ(output, (std::vector<int64_t>{16, 16, 16, 0}));
+  EXPECT_EQ(gradient, (std::vector<int64_t>{0, 16, 16, 16}));
   // mul, sin + add, sin, sin: 4 FLOPs per f32[4] elementwise op.
   EXPECT_EQ(chain->problem.stages[1].forwardCost, 8);
   EXPECT_EQ(chain->problem.stages[2].forwardCost, 4);
@@ -94,22 +96,24 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   EXPECT_EQ(chain->problem.constantBytes, 16 + 16 + 4 + 16);
 
   // Stage k's backward starts where the first gradient op reads stage k's
-  // input (cos of %a, %c, %d); stage 0's reads only leaves, so its
-  // recomputations have nowhere to go.
+  // input (cos of %a, %c); the last stage's at the first gradient node;
+  // stage 0's reads only leaves, so its recomputations have nowhere to go.
   EXPECT_EQ(chain->firstBackwardNode[0], -1);
   EXPECT_EQ(operandOf(fixture.problem, chain->firstBackwardNode[1]), "a");
   EXPECT_EQ(operandOf(fixture.problem, chain->firstBackwardNode[2]), "c");
-  EXPECT_EQ(operandOf(fixture.problem, chain->firstBackwardNode[3]), "d");
-  EXPECT_LT(chain->firstBackwardNode[4], chain->firstBackwardNode[3]);
+  EXPECT_FALSE(
+      fixture.problem.problem.nodes[chain->firstBackwardNode[3] - 1].backward);
+  EXPECT_TRUE(
+      fixture.problem.problem.nodes[chain->firstBackwardNode[3]].backward);
 }
 
 TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
   Fixture fixture = differentiated();
   // 80 bytes of forward values; the first stage closes once it holds
-  // half: {a}, {b, c} (48 bytes), then {d}, {e}, {loss}.
+  // half: {a}, {b, c} (48 bytes), then {d}, {e, loss}.
   absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 2);
   ASSERT_TRUE(chain.ok()) << chain.status();
-  EXPECT_EQ(chain->numBlocks, 5);
+  EXPECT_EQ(chain->numBlocks, 4);
   ASSERT_EQ(chain->problem.stages.size(), 2u);
   EXPECT_EQ(chain->stageNodes[0].size(), 3u);
   EXPECT_EQ(chain->stageNodes[1].size(), 3u);
@@ -125,25 +129,16 @@ TEST(BlockChainTest, ForwardRunsAfterTheFirstBackwardBecomeSteps) {
   Fixture fixture = differentiated();
   absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
-  // The forward pass, then stage 2 run again (from %c) before backward 3,
-  // and stages 1 and 2 twice before backward 2: two steps, as a step
+  // The forward pass, then stage 2 run again (from %c) before backward 2,
+  // and stages 1, 2 and 1 again before backward 1: two steps, as a step
   // copies an op once.
   using K = ChainOpKind;
+  const std::vector<std::pair<K, int>> ops = {
+      {K::Forward, 0},  {K::Forward, 1}, {K::Forward, 2},  {K::Forward, 3},
+      {K::Backward, 3}, {K::Forward, 2}, {K::Backward, 2}, {K::Forward, 1},
+      {K::Forward, 2},  {K::Forward, 1}, {K::Backward, 1}, {K::Backward, 0}};
   ChainSchedule schedule;
-  for (auto [kind, stage] : std::vector<std::pair<K, int>>{{K::Forward, 0},
-                                                           {K::Forward, 1},
-                                                           {K::Forward, 2},
-                                                           {K::Forward, 3},
-                                                           {K::Forward, 4},
-                                                           {K::Backward, 4},
-                                                           {K::Forward, 2},
-                                                           {K::Backward, 3},
-                                                           {K::Forward, 1},
-                                                           {K::Forward, 2},
-                                                           {K::Forward, 1},
-                                                           {K::Backward, 2},
-                                                           {K::Backward, 1},
-                                                           {K::Backward, 0}})
+  for (auto [kind, stage] : ops)
     schedule.ops.push_back({kind, stage, 0});
   std::vector<RecomputeStep> steps =
       stepsOfChain(fixture.problem, *chain, schedule);
@@ -155,11 +150,11 @@ TEST(BlockChainTest, ForwardRunsAfterTheFirstBackwardBecomeSteps) {
     return result;
   };
   EXPECT_EQ(names(steps[0]), (std::vector<std::string>{"d"}));
-  EXPECT_EQ(steps[0].before->operand(0)->name(), "d");
+  EXPECT_EQ(steps[0].before->operand(0)->name(), "c");
   EXPECT_EQ(names(steps[1]), (std::vector<std::string>{"b", "c", "d"}));
   EXPECT_EQ(names(steps[2]), (std::vector<std::string>{"b", "c"}));
   EXPECT_EQ(steps[1].before, steps[2].before);
-  EXPECT_EQ(steps[1].before->operand(0)->name(), "c");
+  EXPECT_EQ(steps[1].before->operand(0)->name(), "a");
 }
 
 } // namespace

@@ -17,6 +17,8 @@
 #include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <gtest/gtest.h>
 
 #include <random>
@@ -196,12 +198,19 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
   }
   EXPECT_EQ(sweep->points.back().flopsRecompute, 0);
   EXPECT_EQ(sweep->points.back().peakBytes, sweep->peakBytesPlain);
-  // A budget of exactly a point's peak picks that point's cost.
+  // The chain DP's plans are on the curve: on this MLP they beat every
+  // kept-value plan somewhere.
+  EXPECT_TRUE(llvm::any_of(sweep->points, [](const SweepPoint &point) {
+    return point.strategy == "chain";
+  }));
+  // A budget of exactly a point's peak is met at no more than the point's
+  // cost (the search, calibrating the DP for that very budget, may find a
+  // cheaper plan than the sweep's few).
   for (const SweepPoint &point : sweep->points) {
     TrainingReport report =
         expectWithinBudget(*forward, std::to_string(point.peakBytes));
     EXPECT_EQ(report.budgetMet, true) << point.strategy;
-    EXPECT_EQ(report.flopsRecompute, point.flopsRecompute) << point.strategy;
+    EXPECT_LE(report.flopsRecompute, point.flopsRecompute) << point.strategy;
   }
   // The forward graph is left as it was.
   EXPECT_EQ(forward->name().str(), before);

@@ -72,7 +72,19 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   if (numForward == 0)
     return invalidArgument("chain: the graph has no forward op to recompute");
 
+  // Forward nodes some gradient op reads (the sink, which only holds the
+  // gradient outputs, has no ops).
+  std::vector<char> readByBackward(numForward, 0);
+  for (int node = numForward; node < numNodes; ++node)
+    if (!graph.ops[node].empty())
+      for (int dep : problem.nodes[node].deps)
+        if (dep < numForward)
+          readByBackward[dep] = 1;
+  // A block ends at a bottleneck the backward reads: one it does not read
+  // would make the model's free `Output` (from what the block keeps) false,
+  // so its block runs on into the next.
   std::vector<int> cuts = cutNodes(problem);
+  llvm::erase_if(cuts, [&](int node) { return !readByBackward[node]; });
   std::vector<int> blockOf = blockOfNodes(numForward, cuts);
   int numBlocks = int(cuts.size()) + 1;
   std::vector<int64_t> blockBytes(numBlocks, 0);
@@ -105,7 +117,6 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   ChainProblem &chainProblem = chain.problem;
   chainProblem.stages.resize(numStages);
   chain.firstBackwardNode.assign(numStages, -1);
-  std::vector<char> readByBackward(numForward, 0);
   bool overflow = llvm::AddOverflow(problem.constantBytes, gradientOutputBytes,
                                     chainProblem.constantBytes);
   int current = numStages - 1;
@@ -118,7 +129,6 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
     for (int dep : info.deps) {
       if (dep >= numForward)
         continue;
-      readByBackward[dep] = 1;
       current =
           std::min(current, isOutput(dep) ? stageOf[dep] + 1 : stageOf[dep]);
     }
