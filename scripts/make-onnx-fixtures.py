@@ -22,8 +22,8 @@ fixtures it writes are checked in). Run from the repository root:
       elements that PyTorch's and remat's float32 forward passes put on the
       other side of the kink than float64 does, the gradients' errors
       against float64, and remat's backward fed PyTorch's own float32
-      activations (every Conv, BatchNormalization, ReLU, Clip, MaxPool and
-      Gemm output) against PyTorch's gradients. --draws=N repeats it on new
+      activations (every Conv, ReLU, Clip, MaxPool and Gemm output, and
+      eval-mode BatchNormalization's) against PyTorch's gradients. --draws=N repeats it on new
       inputs, --verbose lists the flips.
   /usr/bin/python3 scripts/make-onnx-fixtures.py bench DIR --remat=REMAT
       Times `remat import` of every case of DIR/MANIFEST.json and prints op
@@ -563,7 +563,11 @@ def with_inputs(text, names):
             line = (f"{match.group(1)}input {match.group(2)} : "
                     f"{match.group(3)}{match.group(4) or ''}")
         out.append(line)
-    return "\n".join(out)
+    text = "\n".join(out)
+    left = refs & defined_values(text)
+    if left:
+        sys.exit(f"cannot feed {sorted(left)[0]}: it is not a single-result op")
+    return text
 
 
 def defined_values(text):
@@ -715,7 +719,9 @@ def kinks(args):
                 flips = kink_flips(values, lambda k, s: ours[s]
                                    if s in ours.files else None, acts64)
                 # remat's backward on PyTorch's float32 forward: every leaf
-                # module's output fed, so every kink sits where PyTorch's is.
+                # module's output that a single-result op defines is fed (not
+                # training-mode batch norm's, which also saves statistics), so
+                # every kink sits where PyTorch's is.
                 fed = {n: v for n, v in values.items()
                        if value_ref(n) in defined}
                 replay = run(with_inputs(train, fed),
