@@ -14,16 +14,13 @@ mkdir -p "$work"
 [ $# -gt 0 ] || set -- \
   "mlp --layers=2 --width=8 --batch=64 --input=4 --classes=2" \
   "mlp --layers=3 --width=8 --batch=64 --input=4 --classes=2"
-field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
+. "$(dirname "$0")/bench-common.sh"
 ratios="$work/ratios"
 : > "$ratios"
 echo "| model | ops | budget | ilp (gap) | auto | chain | auto / optimum |"
 echo "|---|---|---|---|---|---|---|"
 for spec in "$@"; do
-  name=$(echo "$spec" | tr ' =' '__' | tr -d -- '-')
-  # shellcheck disable=SC2086 # the spec is words on purpose
-  "$remat" zoo $spec -o "$work/$name.remat"
-  ops=$("$remat" stats "$work/$name.remat" | sed -n 's/^ops *\([0-9]*\).*/\1/p')
+  zoo_model "$remat" "$work" "$spec"
   for budget in 30 40 50 60 70 80 90; do
     row="| $spec | $ops | $budget% |"
     for planner in "ilp=$seconds" auto chain; do

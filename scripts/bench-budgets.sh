@@ -12,14 +12,11 @@ remat=$1 work=$2
 shift 2
 mkdir -p "$work"
 [ $# -gt 0 ] || set -- densenet lstm mlp mobilenet_v2 resnet transformer unet vgg
-field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
+. "$(dirname "$0")/bench-common.sh"
 echo "| model | ops | budget | auto | chain | sqrtn | memory | auto plans, seconds |"
 echo "|---|---|---|---|---|---|---|---|"
 for spec in "$@"; do
-  name=$(echo "$spec" | tr ' =' '__' | tr -d -- '-')
-  # shellcheck disable=SC2086 # the spec is words on purpose
-  "$remat" zoo $spec -o "$work/$name.remat"
-  ops=$("$remat" stats "$work/$name.remat" | sed -n 's/^ops *\([0-9]*\).*/\1/p')
+  zoo_model "$remat" "$work" "$spec"
   for budget in 30 40 50 60 70 80 90; do
     row="| $spec | $ops | $budget% |"
     for planner in auto chain sqrtn memory; do
