@@ -88,8 +88,11 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   std::vector<int> blockOf = blockOfNodes(numForward, cuts);
   int numBlocks = int(cuts.size()) + 1;
   std::vector<int64_t> blockBytes(numBlocks, 0);
+  bool overflow = false;
   for (int node = 0; node < numForward; ++node)
-    blockBytes[blockOf[node]] += problem.nodes[node].bytes;
+    overflow |=
+        llvm::AddOverflow(blockBytes[blockOf[node]], problem.nodes[node].bytes,
+                          blockBytes[blockOf[node]]);
   std::vector<int> stageOfBlock =
       mergeBlocks(blockBytes, std::max(1, maxStages));
   int numStages = stageOfBlock.back() + 1;
@@ -117,8 +120,8 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   ChainProblem &chainProblem = chain.problem;
   chainProblem.stages.resize(numStages);
   chain.firstBackwardNode.assign(numStages, -1);
-  bool overflow = llvm::AddOverflow(problem.constantBytes, gradientOutputBytes,
-                                    chainProblem.constantBytes);
+  overflow |= llvm::AddOverflow(problem.constantBytes, gradientOutputBytes,
+                                chainProblem.constantBytes);
   int current = numStages - 1;
   for (int node = numForward; node < numNodes; ++node) {
     const ilp::RematNode &info = problem.nodes[node];
