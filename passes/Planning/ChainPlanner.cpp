@@ -24,6 +24,7 @@
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -60,6 +61,15 @@ public:
     if (!problem.budgetBytes)
       return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
     ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+    RematPlan plan;
+    if (llvm::all_of(graph.problem.nodes, [](const ilp::RematNode &node) {
+          return node.backward;
+        })) {
+      plan.plain = true;
+      plan.warnings.push_back("chain: the graph has no forward op to "
+                              "recompute; keeping every value");
+      return plan;
+    }
     REMAT_ASSIGN_OR_RETURN(chain::BlockChain blocks,
                            chain::buildBlockChain(graph,
                                                   gradientOutputBytes(problem),
@@ -84,7 +94,6 @@ public:
                             result.cost.recomputeCost)
               : std::string("no schedule fits")));
 
-    RematPlan plan;
     if (result.status == chain::ChainStatusKind::Infeasible) {
       // The least peak instead, from a table wide enough to keep it all.
       chain::ChainProblem wide = blocks.problem;
