@@ -39,7 +39,7 @@ for spec in "$@"; do
     elif [ "$met" = true ]; then
       row="$row $(field flops_recompute "$ilp") ($gap) |"
     else
-      row="$row none fits |"
+      row="$row over |"
     fi
     for planner in auto chain; do
       r="$work/$name.$budget.$planner.json"
