@@ -196,6 +196,7 @@ void registerAllPlanners(PlannerRegistry &registry) {
   strategies::registerRegionsPlanner(registry);
   strategies::registerExplicitSchedulePlanner(registry);
   strategies::registerIlpPlanner(registry);
+  strategies::registerApPlanners(registry);
 }
 
 } // namespace remat

@@ -82,6 +82,7 @@ void registerSqrtNPlanner(PlannerRegistry &registry);
 void registerRegionsPlanner(PlannerRegistry &registry);
 void registerExplicitSchedulePlanner(PlannerRegistry &registry);
 void registerIlpPlanner(PlannerRegistry &registry);
+void registerApPlanners(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

@@ -83,18 +83,20 @@ TEST(CheckpointsParseTest, Spellings) {
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
                           "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
                           "regions=PATH,...", "schedule=B:V+W,...", "ilp",
-                          "ilp=SECONDS"));
+                          "ilp=SECONDS", "ap-sqrtn", "ap-greedy"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
   EXPECT_EQ(parseError("fast"),
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, ap-sqrtn, "
+            "ap-greedy)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS)");
+            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, ap-sqrtn, "
+            "ap-greedy)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),
