@@ -77,22 +77,6 @@ public:
     }
     REMAT_ASSIGN_OR_RETURN(ilp::IlpResult result,
                            ilp::solveCheckmateIlp(graph.problem, options));
-    // CBC keeps a MIP start as its first incumbent; should it drop it, the
-    // start is still a plan within the budget.
-    if (start && (result.status == ilp::IlpStatusKind::NoSolution ||
-                  (result.status == ilp::IlpStatusKind::Feasible &&
-                   result.cost.recomputeCost >
-                       start->first.cost.recomputeCost))) {
-      double bound = result.status == ilp::IlpStatusKind::NoSolution
-                         ? 0.0
-                         : result.bestBound;
-      double cost = double(start->first.cost.recomputeCost);
-      result.status = ilp::IlpStatusKind::Feasible;
-      result.schedule = std::move(start->first.schedule);
-      result.cost = start->first.cost;
-      result.gap = cost > 0 ? (cost - std::min(bound, cost)) / cost : 0.0;
-    }
-
     RematPlan plan;
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {

@@ -176,6 +176,20 @@ TEST(ApPlannersTest, TheIlpIsNeverCostlierThanItsWarmStart) {
               fmt::format("ilp: warm start from {}, recompute cost {}",
                           (*start)->second, startCost));
 
+    // However early CBC stops (here before its root LP is solved, where
+    // it may even call the problem infeasible), the core returns a schedule
+    // no costlier than the start.
+    ilp::IlpOptions early;
+    early.timeLimitSeconds = 1e-6;
+    early.warmStart = (*start)->first.schedule;
+    absl::StatusOr<ilp::IlpResult> stopped =
+        ilp::solveCheckmateIlp(graph.problem, early);
+    ASSERT_TRUE(stopped.ok()) << stopped.status();
+    EXPECT_NE(stopped->status, ilp::IlpStatusKind::Infeasible);
+    EXPECT_NE(stopped->status, ilp::IlpStatusKind::NoSolution);
+    EXPECT_LE(stopped->cost.recomputeCost, startCost);
+    EXPECT_TRUE(ilp::checkSchedule(graph.problem, stopped->schedule).ok());
+
     // The baseline planner realises the same start.
     absl::StatusOr<RematPlan> baseline =
         planRematerialization(training.problem, (*start)->second);
