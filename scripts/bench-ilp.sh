@@ -25,8 +25,11 @@ for spec in "$@"; do
       [ "$start" = cold ] && planner="$planner,cold"
       r="$work/$name.$budget.$start.json" err="$work/$name.$budget.$start.err"
       begin=$(date +%s.%N)
-      "$remat" opt "$work/$name.remat" --budget="$budget%" --planner="$planner" \
-        --progress --report="$r" -o /dev/null 2>"$err"
+      if ! "$remat" opt "$work/$name.remat" --budget="$budget%" \
+          --planner="$planner" --progress --report="$r" -o /dev/null 2>"$err"; then
+        echo "| $spec | $ops | - | $budget% | $start | - | failed: $(tail -1 "$err") | - | - | - |"
+        continue
+      fi
       end=$(date +%s.%N)
       nodes=$(sed -n 's/^remat: ilp: \([0-9]*\) nodes.*/\1/p' "$err")
       warm=$(sed -n 's/^remat: ilp: warm start from \(.*\), recompute cost \(.*\)/\2 (\1)/p' "$err")
