@@ -5,14 +5,16 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `--planner=ilp[=SECONDS]` with a budget: Checkmate's MILP over the
+/// `--planner=ilp[=SECONDS][,cold]` with a budget: Checkmate's MILP over the
 /// training graph (Ilp/GraphProblem.h), solved by CBC within the time limit,
-/// its schedule realised as recompute steps. The report carries the proven
-/// gap. When CBC proves that no schedule fits, or finds none in time, the
-/// plan falls back to recomputing everything and says so.
+/// its schedule realised as recompute steps. CBC starts from the cheapest
+/// AP baseline within the budget (`ilp=cold` does not). The report carries
+/// the proven gap. When CBC proves that no schedule fits, or finds none in
+/// time, the plan falls back to recomputing everything and says so.
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Planning/Chain/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 #include "Planning/Strategies.h"
 
@@ -24,18 +26,27 @@
 namespace remat::strategies {
 namespace {
 
+/// How `ilp[=SECONDS][,cold]` is spelled.
+struct IlpPlannerOptions {
+  std::optional<double> timeLimit;
+  /// Solve without the baselines' warm start.
+  bool cold = false;
+};
+
 class IlpPlanner : public Planner {
 public:
-  explicit IlpPlanner(std::optional<double> timeLimit) : timeLimit_(timeLimit) {}
+  explicit IlpPlanner(IlpPlannerOptions options) : options_(options) {}
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
       return invalidArgument("strategy 'ilp' needs a budget (--budget=SIZE)");
     ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
     graph.problem.budgetBytes = *problem.budgetBytes;
+    REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
 
     ilp::IlpOptions options;
-    options.timeLimitSeconds = timeLimit_.value_or(problem.timeLimitSeconds);
+    options.timeLimitSeconds =
+        options_.timeLimit.value_or(problem.timeLimitSeconds);
     if (problem.onProgress)
       options.onProgress = [&](const ilp::IlpProgress &progress) {
         problem.onProgress(fmt::format(
@@ -48,9 +59,24 @@ public:
                          : std::string("-"),
             progress.nodes));
       };
+    if (problem.onProgress)
+      problem.onProgress(fmt::format("ilp: {} nodes, budget {}",
+                                     graph.problem.nodes.size(),
+                                     formatBytes(*problem.budgetBytes)));
+    std::optional<std::pair<chain::BaselineSchedule, const char *>> start;
+    if (!options_.cold &&
+        graph.problem.nodes.size() <= chain::kMaxBaselineNodes) {
+      REMAT_ASSIGN_OR_RETURN(start, chain::bestBaselineSchedule(graph.problem));
+      if (start) {
+        options.warmStart = start->first.schedule;
+        if (problem.onProgress)
+          problem.onProgress(fmt::format(
+              "ilp: warm start from {}, recompute cost {}", start->second,
+              start->first.cost.recomputeCost));
+      }
+    }
     REMAT_ASSIGN_OR_RETURN(ilp::IlpResult result,
                            ilp::solveCheckmateIlp(graph.problem, options));
-
     RematPlan plan;
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
@@ -74,29 +100,50 @@ public:
   }
 
 private:
-  std::optional<double> timeLimit_;
+  IlpPlannerOptions options_;
 };
+
+/// Parses the text after `ilp=`: a positive time limit in seconds and
+/// `cold`, each at most once, comma-separated.
+absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
+  REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
+                         splitPlannerList("ilp", argument));
+  IlpPlannerOptions options;
+  for (llvm::StringRef item : items) {
+    bool repeated = item == "cold" ? options.cold : options.timeLimit.has_value();
+    if (repeated)
+      return invalidArgument("strategy 'ilp' takes one time limit and 'cold' "
+                             "at most once, got 'ilp={}'",
+                             argument.str());
+    if (item == "cold") {
+      options.cold = true;
+      continue;
+    }
+    double value = 0;
+    if (item.getAsDouble(value) || !(value > 0))
+      return invalidArgument("strategy 'ilp' takes a positive time limit in "
+                             "seconds, got 'ilp={}'",
+                             argument.str());
+    options.timeLimit = value;
+  }
+  return options;
+}
 
 } // namespace
 
 void registerIlpPlanner(PlannerRegistry &registry) {
   registry.add(
       {"ilp",
-       "Checkmate's optimal schedule within the budget (CBC; SECONDS limits "
-       "the search)",
+       "Checkmate's optimal schedule within the budget (CBC, warm-started "
+       "from the AP baselines unless 'cold'; SECONDS limits the search)",
        "SECONDS", false,
        [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
-         std::optional<double> seconds;
+         IlpPlannerOptions options;
          if (argument) {
-           double value = 0;
-           if (argument->getAsDouble(value) || !(value > 0))
-             return invalidArgument("strategy 'ilp' takes a positive time "
-                                    "limit in seconds, got 'ilp={}'",
-                                    argument->str());
-           seconds = value;
+           REMAT_ASSIGN_OR_RETURN(options, parseIlpOptions(*argument));
          }
-         return std::make_unique<IlpPlanner>(seconds);
+         return std::make_unique<IlpPlanner>(options);
        }});
 }
 

@@ -197,6 +197,7 @@ void registerAllPlanners(PlannerRegistry &registry) {
   strategies::registerExplicitSchedulePlanner(registry);
   strategies::registerIlpPlanner(registry);
   strategies::registerChainPlanner(registry);
+  strategies::registerApPlanners(registry);
 }
 
 } // namespace remat

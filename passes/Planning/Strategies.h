@@ -83,6 +83,7 @@ void registerRegionsPlanner(PlannerRegistry &registry);
 void registerExplicitSchedulePlanner(PlannerRegistry &registry);
 void registerIlpPlanner(PlannerRegistry &registry);
 void registerChainPlanner(PlannerRegistry &registry);
+void registerApPlanners(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

@@ -11,10 +11,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Training.h"
+#include "MeasuredTraining.h"
 
-#include "remat/IR/Graph.h"
-#include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -26,17 +24,11 @@
 namespace remat {
 namespace {
 
-std::unique_ptr<Graph> model(const std::string &name, const ZooOptions &opts) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = buildZooModel(name, opts);
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return graph.ok() ? std::move(*graph) : nullptr;
-}
-
 /// 60 layers of [512, 32] activations, 64 KiB each against 4 KiB of weights:
 /// activations dominate, so budgets well under the plain peak are reachable
 /// (sqrtn alone reaches under half, RecomputeTest.SqrtNSavesMemoryOnADeepMlp).
 std::unique_ptr<Graph> deepMlp() {
-  return model("mlp", {{"layers", "60"},
+  return zooModel("mlp", {{"layers", "60"},
                        {"width", "32"},
                        {"batch", "512"},
                        {"input", "32"}});
@@ -49,35 +41,19 @@ TrainingReport expectWithinBudget(const Graph &forward,
                                   const std::string &budget,
                                   const std::string &strategy = "auto") {
   SCOPED_TRACE(strategy + " at " + budget);
-  std::unique_ptr<Graph> plain = forward.clone();
-  std::unique_ptr<Graph> planned = forward.clone();
-  EXPECT_TRUE(buildTrainingGraph(*plain, {}).ok());
-  TrainingOptions options;
-  options.strategy = strategy;
-  options.budget = budget;
-  absl::StatusOr<TrainingReport> report =
-      buildTrainingGraph(*planned, options);
-  EXPECT_TRUE(report.ok()) << report.status();
-  if (!report.ok())
+  std::optional<MeasuredTraining> built =
+      measureTraining(forward, strategy, budget, 3);
+  if (!built)
     return {};
-  absl::StatusOr<RunResult> a = runGraph(*plain, {.seed = 3});
-  absl::StatusOr<RunResult> b = runGraph(*planned, {.seed = 3});
-  EXPECT_TRUE(a.ok() && b.ok());
-  if (!a.ok() || !b.ok())
-    return *report;
-  EXPECT_EQ(b->peakBytes, report->peakBytesAfter);
-  EXPECT_EQ(a->peakBytes, report->peakBytesBefore);
-  EXPECT_TRUE(report->budgetBytes.has_value());
-  EXPECT_TRUE(report->budgetMet.has_value());
-  if (report->budgetMet.value_or(false))
-    EXPECT_LE(b->peakBytes, *report->budgetBytes);
+  const TrainingReport &report = built->report;
+  EXPECT_EQ(built->plain.peakBytes, report.peakBytesBefore);
+  EXPECT_TRUE(report.budgetBytes.has_value());
+  EXPECT_TRUE(report.budgetMet.has_value());
+  if (report.budgetMet.value_or(false))
+    EXPECT_LE(built->planned.peakBytes, *report.budgetBytes);
   else
-    EXPECT_GT(b->peakBytes, *report->budgetBytes);
-  for (const OutputDiff &diff : compareOutputs(*a, *b)) {
-    EXPECT_FALSE(diff.typeMismatch) << diff.name;
-    EXPECT_EQ(diff.maxAbsDiff, 0.0) << diff.name;
-  }
-  return *report;
+    EXPECT_GT(built->planned.peakBytes, *report.budgetBytes);
+  return report;
 }
 
 TEST(BudgetTest, SharesOfThePlainPeakAreMetOnADeepMlp) {
@@ -176,7 +152,7 @@ TEST(BudgetTest, ZooModelsStayWithinHalfTheirPeak) {
   // executor must measure at most that, with bitwise-equal gradients.
   for (const auto &[name, options] : smallZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = model(name, options);
+    std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
     expectWithinBudget(*forward, "50%");
   }
@@ -221,7 +197,7 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
 /// Small enough for CBC to prove optima in about a second each, with
 /// activations (64 x 8 floats per layer) beside 520 bytes of weights.
 std::unique_ptr<Graph> smallMlp() {
-  return model("mlp", {{"layers", "2"},
+  return zooModel("mlp", {{"layers", "2"},
                        {"width", "8"},
                        {"batch", "64"},
                        {"input", "4"},
@@ -306,7 +282,7 @@ TEST(BudgetTest, TheChainPlannerMeetsBudgetsNoCostlierThanKeptValuePlans) {
 TEST(BudgetTest, TheChainPlannerKeepsGradientsOnResidualAndRecurrentModels) {
   for (const auto &[name, options] : smallZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = model(name, options);
+    std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
     for (const char *budget : {"50%", "80%"})
       expectWithinBudget(*forward, budget, "chain=4");
@@ -320,7 +296,7 @@ TEST(BudgetTest, RandomBudgetsForEveryBudgetPlanner) {
   std::mt19937 rng(2026);
   for (const auto &[name, options] : smallZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = model(name, options);
+    std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
     for (int draw = 0; draw < 3; ++draw) {
       std::string budget = std::to_string(30 + rng() % 66) + "%";

@@ -83,7 +83,8 @@ TEST(CheckpointsParseTest, Spellings) {
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
                           "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
                           "regions=PATH,...", "schedule=B:V+W,...", "ilp",
-                          "ilp=SECONDS", "chain", "chain=STAGES"));
+                          "ilp=SECONDS", "chain", "chain=STAGES",
+                          "ap-sqrtn", "ap-greedy"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
@@ -91,12 +92,12 @@ TEST(CheckpointsParseTest, Errors) {
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES)");
+            "chain=STAGES, ap-sqrtn, ap-greedy)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES)");
+            "chain=STAGES, ap-sqrtn, ap-greedy)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),

@@ -6,7 +6,11 @@
 
 #include "ApBaselines.h"
 
+#include "remat/Support/Status.h"
+
 #include "llvm/ADT/STLExtras.h"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +23,16 @@ static int numForward(const ilp::RematProblem &problem) {
     return node.backward;
   });
   return int(it - problem.nodes.begin());
+}
+
+/// Within the budget beats over it; then the cheaper, or over it the lower
+/// peak.
+static bool isBetter(const BaselineSchedule &candidate,
+                     const BaselineSchedule &best) {
+  if (candidate.fits != best.fits)
+    return candidate.fits;
+  return candidate.fits ? candidate.cost.cost < best.cost.cost
+                        : candidate.cost.peakBytes < best.cost.peakBytes;
 }
 
 std::vector<int> cutNodes(const ilp::RematProblem &problem) {
@@ -105,8 +119,10 @@ ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
 
 std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem) {
   std::vector<int> cuts = cutNodes(problem);
-  int step = int(std::ceil(std::sqrt(double(cuts.size()))));
   std::vector<int> checkpoints;
+  if (cuts.empty())
+    return checkpoints;
+  int step = int(std::ceil(std::sqrt(double(cuts.size()))));
   for (int j = step - 1; j < int(cuts.size()); j += step)
     checkpoints.push_back(cuts[j]);
   return checkpoints;
@@ -128,26 +144,73 @@ std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
   return checkpoints;
 }
 
+/// `checkpoints`' segment schedule, measured against the budget.
+static absl::StatusOr<BaselineSchedule>
+measuredSegmentSchedule(const ilp::RematProblem &problem,
+                        llvm::ArrayRef<int> checkpoints) {
+  BaselineSchedule result;
+  result.schedule = segmentSchedule(problem, checkpoints);
+  absl::StatusOr<ilp::ScheduleCost> cost =
+      ilp::evaluateSchedule(problem, result.schedule);
+  if (!cost.ok())
+    return absl::InternalError(
+        fmt::format("ap segment schedule: {}",
+                    std::string(cost.status().message())));
+  result.cost = *cost;
+  result.fits = cost->peakBytes <= problem.budgetBytes;
+  return result;
+}
+
+absl::StatusOr<BaselineSchedule>
+sqrtnSchedule(const ilp::RematProblem &problem) {
+  return measuredSegmentSchedule(problem, sqrtnCheckpoints(problem));
+}
+
+absl::StatusOr<BaselineSchedule> greedySweep(const ilp::RematProblem &problem,
+                                             int maxTrials) {
+  // The checkpoints change only where the running total crosses the
+  // parameter: the prefix totals of the forward bytes give every choice.
+  // Each choice costs O(N) and each trial O(N^2): the distinct choices are
+  // all found, and at most `maxTrials` of them tried.
+  std::vector<std::vector<int>> choices;
+  int64_t total = 0;
+  for (int i = -1, e = numForward(problem); i < e; ++i) {
+    if (i >= 0)
+      total += problem.nodes[i].bytes;
+    std::vector<int> checkpoints = greedyCheckpoints(problem, total);
+    if (choices.empty() || checkpoints != choices.back())
+      choices.push_back(std::move(checkpoints));
+  }
+  size_t trials = std::min(choices.size(), size_t(std::max(maxTrials, 1)));
+  std::optional<BaselineSchedule> best;
+  for (size_t j = 0; j < trials; ++j) {
+    // Evenly spaced, both ends included.
+    size_t index = trials == 1 ? 0 : j * (choices.size() - 1) / (trials - 1);
+    REMAT_ASSIGN_OR_RETURN(BaselineSchedule candidate,
+                           measuredSegmentSchedule(problem, choices[index]));
+    if (!best || isBetter(candidate, *best))
+      best = std::move(candidate);
+  }
+  return std::move(*best);
+}
+
 std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>>
 bestGreedySchedule(const ilp::RematProblem &problem) {
-  // The checkpoints change only where the running total crosses the
-  // parameter: try every prefix total of the forward bytes.
-  std::vector<int64_t> parameters = {0};
-  int64_t total = 0;
-  for (int i = 0, e = numForward(problem); i < e; ++i)
-    parameters.push_back(total += problem.nodes[i].bytes);
-  llvm::sort(parameters);
-  parameters.erase(std::unique(parameters.begin(), parameters.end()),
-                   parameters.end());
-  std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>> best;
-  for (int64_t parameter : parameters) {
-    ilp::RematSchedule schedule =
-        segmentSchedule(problem, greedyCheckpoints(problem, parameter));
-    absl::StatusOr<ilp::ScheduleCost> cost =
-        ilp::checkSchedule(problem, schedule);
-    if (cost.ok() && (!best || cost->cost < best->second.cost))
-      best.emplace(std::move(schedule), *cost);
-  }
+  absl::StatusOr<BaselineSchedule> best = greedySweep(problem);
+  if (!best.ok() || !best->fits)
+    return std::nullopt;
+  return std::make_pair(std::move(best->schedule), best->cost);
+}
+
+absl::StatusOr<std::optional<std::pair<BaselineSchedule, const char *>>>
+bestBaselineSchedule(const ilp::RematProblem &problem) {
+  REMAT_ASSIGN_OR_RETURN(BaselineSchedule greedy, greedySweep(problem));
+  REMAT_ASSIGN_OR_RETURN(BaselineSchedule sqrtn, sqrtnSchedule(problem));
+  std::optional<std::pair<BaselineSchedule, const char *>> best;
+  if (greedy.fits)
+    best.emplace(std::move(greedy), "ap-greedy");
+  if (sqrtn.fits && (!best || isBetter(sqrtn, best->first)))
+    best.emplace(std::move(sqrtn), "ap-sqrtn");
   return best;
 }
 

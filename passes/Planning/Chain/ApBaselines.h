@@ -25,6 +25,11 @@
 
 namespace remat::chain {
 
+/// The most nodes the planners build baseline schedules for: R and S take
+/// N^2 bits each (100 MB at this size) and every trial of the greedy sweep
+/// O(N^2) time.
+inline constexpr size_t kMaxBaselineNodes = 20000;
+
 /// Forward nodes that no forward edge jumps over: every path from an earlier
 /// forward node to a later one runs through them, so they bound segments in
 /// index order. In index order; the last forward node is never one.
@@ -49,10 +54,33 @@ std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem);
 std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
                                    int64_t segmentBytes);
 
-/// The cheapest AP-greedy segment schedule within the budget over every
-/// distinct `segmentBytes`, with its cost; nullopt when none fits.
+/// A baseline's schedule, its cost and peak, and whether it fits the budget.
+struct BaselineSchedule {
+  ilp::RematSchedule schedule;
+  ilp::ScheduleCost cost;
+  bool fits = false;
+};
+
+/// AP-sqrtn's segment schedule. Errors (internal) when the schedule fails
+/// the checker, which segments between cut nodes never do.
+absl::StatusOr<BaselineSchedule>
+sqrtnSchedule(const ilp::RematProblem &problem);
+
+/// Checkmate's sweep of AP-greedy's parameter over the prefix totals of the
+/// forward bytes (at most `maxTrials` of them, evenly spaced, as each trial
+/// costs O(N^2)): the cheapest schedule within the budget, or, when none
+/// fits, the one of lowest peak. Errors as `sqrtnSchedule`.
+absl::StatusOr<BaselineSchedule>
+greedySweep(const ilp::RematProblem &problem, int maxTrials = 64);
+
+/// `greedySweep`'s schedule with its cost when it fits; nullopt otherwise.
 std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>>
 bestGreedySchedule(const ilp::RematProblem &problem);
+
+/// The cheapest of `greedySweep` and `sqrtnSchedule` that fits, with the
+/// baseline's name; nullopt when neither does. Errors as `sqrtnSchedule`.
+absl::StatusOr<std::optional<std::pair<BaselineSchedule, const char *>>>
+bestBaselineSchedule(const ilp::RematProblem &problem);
 
 } // namespace remat::chain
 

@@ -115,7 +115,8 @@ struct IlpOptions {
   double timeLimitSeconds = 600;
   /// Stop once the proven relative gap is at most this (0: prove optimality).
   double relativeGap = 0;
-  /// A valid schedule within the budget to start from (see `checkSchedule`).
+  /// A valid schedule within the budget to start from (see `checkSchedule`);
+  /// returned as a `Feasible` result when CBC ends with nothing cheaper.
   std::optional<RematSchedule> warmStart;
   /// Called on each new incumbent and at most about once a second otherwise.
   std::function<void(const IlpProgress &)> onProgress;

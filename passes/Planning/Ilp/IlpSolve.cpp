@@ -172,15 +172,37 @@ static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
   return result;
 }
 
+/// `result`, or the warm start where CBC ended with nothing better: a start
+/// that passes the exact check is a schedule within the budget, whatever
+/// CBC's status (stopped in preprocessing, which it may report as
+/// infeasible, or having dropped the start).
+static void keepWarmStartIfBetter(IlpResult &result,
+                                  const RematSchedule &start,
+                                  const ScheduleCost &startCost) {
+  bool found = result.status == IlpStatusKind::Optimal ||
+               result.status == IlpStatusKind::Feasible;
+  if (found && result.cost.recomputeCost <= startCost.recomputeCost)
+    return;
+  double cost = double(startCost.recomputeCost);
+  double bound = found ? std::min(result.bestBound, cost) : 0.0;
+  result.status = IlpStatusKind::Feasible;
+  result.schedule = start;
+  result.cost = startCost;
+  result.bestBound = bound;
+  result.gap = cost > 0 ? (cost - bound) / cost : 0.0;
+}
+
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                                             const IlpOptions &options) {
   REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  std::optional<ScheduleCost> startCost;
   if (options.warmStart) {
     absl::StatusOr<ScheduleCost> start =
         checkSchedule(problem, *options.warmStart);
     if (!start.ok())
       return invalidArgument("ilp warm start: {}",
                              std::string(start.status().message()));
+    startCost = *start;
   }
   if (problem.nodes.empty()) {
     IlpResult result;
@@ -210,7 +232,11 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   if (!start.empty())
     cbc.setMIPStart(start);
   runDriver(cbc, options);
-  return readResult(problem, *model.columns, cbc);
+  REMAT_ASSIGN_OR_RETURN(IlpResult result,
+                         readResult(problem, *model.columns, cbc));
+  if (options.warmStart)
+    keepWarmStartIfBetter(result, *options.warmStart, *startCost);
+  return result;
 }
 
 } // namespace remat::ilp

@@ -1,0 +1,99 @@
+//===- ApPlanners.cpp - The `ap-sqrtn` and `ap-greedy` planners -----------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Checkmate's baselines as planners, for comparing the others against:
+/// `ap-sqrtn` (every sqrt(k)-th cut node of the forward graph kept) and
+/// `ap-greedy` (the cheapest greedy segmentation within the budget), both
+/// segment schedules over the ILP's node graph (Ilp/GraphProblem.h) realised
+/// as recompute steps.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Chain/ApBaselines.h"
+#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Strategies.h"
+
+#include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
+
+#include <fmt/format.h>
+
+namespace remat::strategies {
+namespace {
+
+/// The training graph as the baselines' node graph, refused above
+/// `chain::kMaxBaselineNodes`.
+absl::StatusOr<ilp::GraphProblem> baselineProblem(const PlanningProblem &problem,
+                                                  llvm::StringRef planner) {
+  ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+  size_t nodes = graph.problem.nodes.size();
+  if (nodes > chain::kMaxBaselineNodes)
+    return invalidArgument(
+        "strategy '{}': the graph has {} nodes, over the limit of {} (its "
+        "schedule takes nodes^2 bits)",
+        planner.str(), nodes, chain::kMaxBaselineNodes);
+  if (problem.budgetBytes)
+    graph.problem.budgetBytes = *problem.budgetBytes;
+  REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
+  return graph;
+}
+
+/// `ap-greedy` when `greedy`, else `ap-sqrtn`.
+class ApPlanner : public Planner {
+public:
+  explicit ApPlanner(bool greedy) : greedy_(greedy) {}
+
+  absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
+    llvm::StringRef name = greedy_ ? "ap-greedy" : "ap-sqrtn";
+    if (greedy_ && !problem.budgetBytes)
+      return invalidArgument("strategy '{}' needs a budget (--budget=SIZE)",
+                             name.str());
+    REMAT_ASSIGN_OR_RETURN(ilp::GraphProblem graph,
+                           baselineProblem(problem, name));
+    REMAT_ASSIGN_OR_RETURN(chain::BaselineSchedule baseline,
+                           greedy_ ? chain::greedySweep(graph.problem)
+                                   : chain::sqrtnSchedule(graph.problem));
+    RematPlan plan;
+    plan.schedule = ilp::stepsOf(graph, baseline.schedule);
+    if (greedy_ && !baseline.fits)
+      plan.warnings.push_back(fmt::format(
+          "ap-greedy: no segment schedule fits the budget of {} ({} nodes); "
+          "planned the lowest peak found, {}",
+          formatBytes(*problem.budgetBytes), graph.problem.nodes.size(),
+          formatBytes(baseline.cost.peakBytes)));
+    return plan;
+  }
+
+private:
+  bool greedy_;
+};
+
+/// A baseline planner's registry entry; baselines take no argument.
+PlannerInfo baselineInfo(std::string name, std::string summary, bool greedy) {
+  return {std::move(name), std::move(summary), "", false,
+          [greedy](std::optional<llvm::StringRef>)
+              -> absl::StatusOr<std::unique_ptr<Planner>> {
+            return std::make_unique<ApPlanner>(greedy);
+          }};
+}
+
+} // namespace
+
+void registerApPlanners(PlannerRegistry &registry) {
+  registry.add(baselineInfo(
+      "ap-sqrtn",
+      "Checkmate's AP-sqrtn: every sqrt(k)-th of the forward graph's k cut "
+      "nodes kept, segments recomputed once",
+      /*greedy=*/false));
+  registry.add(baselineInfo(
+      "ap-greedy",
+      "Checkmate's AP-greedy: the cheapest greedy segmentation of the cut "
+      "nodes within the budget",
+      /*greedy=*/true));
+}
+
+} // namespace remat::strategies
