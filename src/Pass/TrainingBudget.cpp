@@ -52,6 +52,10 @@ struct Trial {
 /// (docs/planners.md), and beats every kept-value plan where a budget needs
 /// a value recomputed more than once.
 constexpr int64_t kIlpOpLimit = 24;
+
+/// Graphs of at most this many ops also get Checkmate's baselines, whose
+/// R and S matrices cost O(nodes^2): a few seconds at this size.
+constexpr int64_t kApOpLimit = 5000;
 constexpr int kIlpSeconds = 10;
 
 /// `auto` stops building candidates once they have built this many ops in
@@ -62,8 +66,8 @@ constexpr int64_t kSearchOpBudget = 8'000'000;
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
 /// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
-/// count, recomputing everything, and for one budget on small graphs the
-/// ILP. O(log ops) plans.
+/// count, recomputing everything, and for one budget Checkmate's baselines
+/// and, on small graphs, the ILP. O(log ops) plans.
 std::vector<std::string> autoCandidates(const Graph &graph,
                                         bool forOneBudget) {
   // The rule-based planners' own choices early, so that `auto` is never
@@ -77,6 +81,9 @@ std::vector<std::string> autoCandidates(const Graph &graph,
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
+  if (forOneBudget && limit <= kApOpLimit)
+    llvm::append_range(strategies,
+                       std::vector<std::string>{"ap-sqrtn", "ap-greedy"});
   if (forOneBudget && limit <= kIlpOpLimit)
     strategies.push_back(fmt::format("ilp={}", kIlpSeconds));
   return strategies;

@@ -182,7 +182,10 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
   // A budget of exactly a point's peak is met at no more than the point's
   // cost (the search, calibrating the DP for that very budget, may find a
   // cheaper plan than the sweep's few).
-  for (const SweepPoint &point : sweep->points) {
+  // Four points spread over the curve, both ends included.
+  size_t last = sweep->points.size() - 1;
+  for (size_t i : {size_t(0), last / 3, 2 * last / 3, last}) {
+    const SweepPoint &point = sweep->points[i];
     TrainingReport report =
         expectWithinBudget(*forward, std::to_string(point.peakBytes));
     EXPECT_EQ(report.budgetMet, true) << point.strategy;
@@ -262,7 +265,7 @@ TEST(BudgetTest, TheChainPlannerMeetsBudgetsNoCostlierThanKeptValuePlans) {
   absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, {});
   ASSERT_TRUE(sweep.ok()) << sweep.status();
   double lastOverhead = 2;
-  for (const char *budget : {"30%", "45%", "60%", "75%", "90%"}) {
+  for (const char *budget : {"30%", "60%", "90%"}) {
     TrainingReport report = expectWithinBudget(*forward, budget, "chain");
     EXPECT_EQ(report.budgetMet, true) << budget;
     EXPECT_GT(report.flopsRecompute, 0) << budget;
