@@ -146,7 +146,6 @@ absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
     REMAT_ASSIGN_OR_RETURN(Trial trial,
                            tryStrategy(graph, options, strategy, told));
     trial.plannerBudget = told;
-    trial.builds = round + 1;
     // The same plan again (a model that admits nothing cheaper or smaller)
     // will not move.
     bool same = best && trial.peakBytes == best->peakBytes &&
@@ -159,8 +158,7 @@ absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
     int64_t miss = 0;
     if (trial.peakBytes <= budget) {
       lo = std::max(lo, told);
-      // Nothing recomputed, or a told budget past plain autodiff's peak,
-      // cannot get cheaper.
+      // A plan that recomputes nothing cannot get cheaper.
       if (trial.flopsRecompute == 0)
         break;
     } else {
