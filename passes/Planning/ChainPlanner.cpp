@@ -30,13 +30,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace remat::strategies {
 namespace {
 
-/// Stages and memory slots of the DP by default: about 0.1-0.5 s of DP
-/// (docs/planning-chain.md#figures) whatever the graph's size.
+/// Stages and memory slots of the DP by default: about 0.1-0.8 s of DP
+/// on the 2-core machine whatever the graph's size (docs/planners.md#chain).
 constexpr int kDefaultStages = 32;
 constexpr int64_t kDefaultSlots = 512;
 
@@ -51,6 +52,19 @@ int64_t gradientOutputBytes(const PlanningProblem &problem) {
         return std::numeric_limits<int64_t>::max();
   }
   return bytes;
+}
+
+/// The schedule of least modelled peak, from a table wide enough to keep
+/// everything (`validateChain` has checked that this total fits int64).
+absl::StatusOr<chain::ChainResult>
+solveForLowestPeak(const chain::ChainProblem &problem,
+                   const chain::DpOptions &options) {
+  chain::ChainProblem wide = problem;
+  wide.budgetBytes = wide.constantBytes;
+  for (const chain::ChainStage &stage : wide.stages)
+    wide.budgetBytes +=
+        stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+  return chain::solveChainDpLowestPeak(wide, options);
 }
 
 class ChainPlanner : public Planner {
@@ -83,10 +97,9 @@ public:
       problem.onProgress(fmt::format(
           "chain: {} bottleneck blocks in {} stages, {} slots of {}; {}",
           blocks.numBlocks, blocks.problem.stages.size(),
-          result.slotBytes > 0
-              ? (blocks.problem.budgetBytes - blocks.problem.constantBytes) /
-                    result.slotBytes
-              : 0,
+          std::max<int64_t>(
+              0, (blocks.problem.budgetBytes - blocks.problem.constantBytes) /
+                     result.slotBytes),
           formatBytes(result.slotBytes),
           result.status == chain::ChainStatusKind::Optimal
               ? fmt::format("modelled peak {}, recompute {} FLOPs",
@@ -95,14 +108,8 @@ public:
               : std::string("no schedule fits")));
 
     if (result.status == chain::ChainStatusKind::Infeasible) {
-      // The least peak instead, from a table wide enough to keep it all.
-      chain::ChainProblem wide = blocks.problem;
-      wide.budgetBytes = wide.constantBytes;
-      for (const chain::ChainStage &stage : wide.stages)
-        wide.budgetBytes +=
-            stage.savedBytes + stage.outputBytes + stage.gradientBytes;
       REMAT_ASSIGN_OR_RETURN(result,
-                             chain::solveChainDpLowestPeak(wide, options));
+                             solveForLowestPeak(blocks.problem, options));
       if (result.status == chain::ChainStatusKind::Infeasible) {
         plan.plain = true;
         plan.warnings.push_back("chain: no schedule fits by its model; "
