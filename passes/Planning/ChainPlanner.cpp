@@ -16,6 +16,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Planning/Chain/ApBaselines.h"
 #include "Planning/Chain/BlockChain.h"
 #include "Planning/Strategies.h"
 
@@ -76,9 +77,7 @@ public:
       return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
     ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
     RematPlan plan;
-    if (llvm::all_of(graph.problem.nodes, [](const ilp::RematNode &node) {
-          return node.backward;
-        })) {
+    if (chain::numForward(graph.problem) == 0) {
       plan.plain = true;
       plan.warnings.push_back("chain: the graph has no forward op to "
                               "recompute; keeping every value");

@@ -17,8 +17,7 @@
 
 namespace remat::chain {
 
-/// Forward nodes come first: the first backward node's index.
-static int numForward(const ilp::RematProblem &problem) {
+int numForward(const ilp::RematProblem &problem) {
   auto it = llvm::find_if(problem.nodes, [](const ilp::RematNode &node) {
     return node.backward;
   });

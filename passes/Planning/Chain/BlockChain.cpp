@@ -65,10 +65,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
                                            int maxStages) {
   const ilp::RematProblem &problem = graph.problem;
   int numNodes = int(problem.nodes.size());
-  int numForward = int(
-      llvm::find_if(problem.nodes,
-                    [](const ilp::RematNode &node) { return node.backward; }) -
-      problem.nodes.begin());
+  int numForward = chain::numForward(problem);
   if (numForward == 0)
     return invalidArgument("chain: the graph has no forward op to recompute");
 
