@@ -65,7 +65,9 @@ solveForLowestPeak(const chain::ChainProblem &problem,
   for (const chain::ChainStage &stage : wide.stages)
     wide.budgetBytes +=
         stage.savedBytes + stage.outputBytes + stage.gradientBytes;
-  return chain::solveChainDpLowestPeak(wide, options);
+  chain::DpOptions oldSlots = options;
+  oldSlots.fitSlots = false;
+  return chain::solveChainDpLowestPeak(wide, oldSlots);
 }
 
 class ChainPlanner : public Planner {

@@ -72,11 +72,15 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   // Forward nodes some gradient op reads (the sink, which only holds the
   // gradient outputs, has no ops).
   std::vector<char> readByBackward(numForward, 0);
+  std::vector<int> firstReader(numForward, -1);
   for (int node = numForward; node < numNodes; ++node)
     if (!graph.ops[node].empty())
       for (int dep : problem.nodes[node].deps)
-        if (dep < numForward)
+        if (dep < numForward) {
           readByBackward[dep] = 1;
+          if (firstReader[dep] < 0)
+            firstReader[dep] = node;
+        }
   // A block ends at a bottleneck the backward reads: one it does not read
   // would make the model's free `Output` (from what the block keeps) false,
   // so its block runs on into the next.
@@ -157,40 +161,78 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   if (overflow)
     return invalidArgument("chain: the graph's cost or byte totals overflow "
                            "int64");
+
+  std::vector<char> saved(numForward), blockEnd(numForward, 0);
+  for (int node = 0; node < numForward; ++node)
+    saved[node] = readByBackward[node] || isOutput(node);
+  for (int node : cuts)
+    blockEnd[node] = 1;
+  StageValues values{stageOf, saved, blockEnd, firstReader};
+  chain.leanRuns.resize(numStages);
+  for (int s = 0; s < numStages; ++s) {
+    chain.leanRuns[s] =
+        leanRunsOfStage(problem, chain.stageNodes[s], values);
+    for (const LeanRun &lean : chain.leanRuns[s])
+      chainProblem.stages[s].leanRuns.push_back(lean.run);
+  }
   return chain;
 }
 
 std::vector<RecomputeStep> stepsOfChain(const ilp::GraphProblem &graph,
                                         const BlockChain &chain,
                                         const ChainSchedule &schedule) {
-  std::vector<RecomputeStep> steps;
-  auto firstBackward = llvm::find_if(schedule.ops, [](const ChainOp &op) {
-    return op.kind == ChainOpKind::Backward;
-  });
+  // Steps with the node they precede, sorted by it at the end.
+  std::vector<std::pair<int, RecomputeStep>> placed;
+  auto startStep = [&](int before) {
+    placed.push_back({before, {graph.ops[before].front(), {}}});
+  };
+  auto appendNode = [&](int node) {
+    llvm::append_range(placed.back().second.ops, graph.ops[node]);
+  };
+  int numStages = int(chain.stageNodes.size());
+  // The run of each stage's latest forward, which its backward reads.
+  std::vector<int> runOf(numStages, 0);
   // Stage runs waiting for the backward they prepare.
   std::vector<int> pending;
-  for (auto it = firstBackward; it != schedule.ops.end(); ++it) {
-    if (it->kind == ChainOpKind::Forward) {
-      pending.push_back(it->stage);
+  bool afterFirstBackward = false;
+  for (const ChainOp &op : schedule.ops) {
+    if (op.kind == ChainOpKind::Forward) {
+      runOf[op.stage] = op.run;
+      if (afterFirstBackward)
+        pending.push_back(op.stage);
       continue;
     }
-    if (it->kind != ChainOpKind::Backward || pending.empty())
+    if (op.kind != ChainOpKind::Backward)
       continue;
-    int before = chain.firstBackwardNode[it->stage];
-    if (before >= 0) {
+    afterFirstBackward = true;
+    int before = chain.firstBackwardNode[op.stage];
+    if (before >= 0 && !pending.empty()) {
       // A stage run twice before one backward starts a second step, as a
       // step copies each op once.
       int previous = -1;
       for (int stage : pending) {
         if (stage <= previous || previous < 0)
-          steps.push_back({graph.ops[before].front(), {}});
+          startStep(before);
         for (int node : chain.stageNodes[stage])
-          llvm::append_range(steps.back().ops, graph.ops[node]);
+          appendNode(node);
         previous = stage;
       }
     }
     pending.clear();
+    if (int run = runOf[op.stage]; run > 0)
+      for (const LeanSegment &segment :
+           chain.leanRuns[op.stage][run - 1].segments) {
+        startStep(segment.before);
+        for (int node : segment.nodes)
+          appendNode(node);
+      }
   }
+  std::stable_sort(placed.begin(), placed.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<RecomputeStep> steps;
+  steps.reserve(placed.size());
+  for (auto &[before, step] : placed)
+    steps.push_back(std::move(step));
   return steps;
 }
 

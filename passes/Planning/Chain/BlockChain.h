@@ -19,6 +19,7 @@
 #define REMAT_PASSES_PLANNING_CHAIN_BLOCKCHAIN_H
 
 #include "Planning/Chain/ChainDp.h"
+#include "Planning/Chain/LeanRuns.h"
 #include "Planning/Ilp/GraphProblem.h"
 
 #include <vector>
@@ -34,6 +35,9 @@ struct BlockChain {
   /// By stage: the first backward node of the stage's backward, where its
   /// recomputations go; -1 when it has none (they go to the next stage's).
   std::vector<int> firstBackwardNode;
+  /// By stage: its lean runs, `problem.stages[s].leanRuns` with the
+  /// recomputations that realise them.
+  std::vector<std::vector<LeanRun>> leanRuns;
   /// Bottleneck blocks before merging into at most `maxStages`.
   int numBlocks = 0;
 };
@@ -50,7 +54,8 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
 
 /// The steps that realise `schedule` on the graph: the forward runs that
 /// come after the first backward, each stage's ops before the first
-/// backward node of the backward that follows them.
+/// backward node of the backward that follows them, and within the backward
+/// of a stage whose last run was lean, that run's segments.
 std::vector<RecomputeStep> stepsOfChain(const ilp::GraphProblem &graph,
                                         const BlockChain &chain,
                                         const ChainSchedule &schedule);

@@ -18,10 +18,13 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
 #include <cassert>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <optional>
@@ -58,7 +61,25 @@ public:
       saved_.push_back(slots(stage.savedBytes));
       output_.push_back(slots(stage.outputBytes));
       gradient_.push_back(slots(stage.gradientBytes));
+      runs_.emplace_back();
+      for (const StageRun &run : stage.leanRuns)
+        runs_.back().push_back({slots(run.savedBytes), slots(run.extraBytes),
+                                run.extraCost});
     }
+  }
+
+  /// Stage i's forward runs: 0 keeps `saved(i)`, r > 0 the lean run r - 1.
+  int numRuns(int i) const { return int(runs_[i].size()) + 1; }
+  /// What run r keeps, what its backward holds on top, and what it costs
+  /// on top.
+  int64_t runSaved(int i, int r) const {
+    return r == 0 ? saved_[i] : runs_[i][r - 1].savedBytes;
+  }
+  int64_t runExtra(int i, int r) const {
+    return r == 0 ? 0 : runs_[i][r - 1].extraBytes;
+  }
+  int64_t runCost(int i, int r) const {
+    return r == 0 ? 0 : runs_[i][r - 1].extraCost;
   }
 
   int numStages() const { return numStages_; }
@@ -100,6 +121,8 @@ private:
   const ChainProblem &problem_;
   int numStages_;
   std::vector<int64_t> saved_, output_, gradient_;
+  /// Lean runs in slots (`extraCost` stays in FLOPs).
+  std::vector<std::vector<StageRun>> runs_;
 };
 
 /// A subproblem: run backwards t down to s+1 and, unless `leaves`,
@@ -172,6 +195,8 @@ enum class MoveKind {
 struct Move {
   MoveKind kind = MoveKind::Done;
   int split = 0;
+  /// KeepSaved: the forward run of stage s.
+  int run = 0;
   int64_t need = 0;
   int64_t cost = 0;
   std::optional<Subproblem> child;
@@ -241,30 +266,39 @@ void ChainDp::forEachMove(const Subproblem &p,
   int64_t firstStep = onTop + chain_.inputLive(s, kind) + chain_.saved(s);
   bool hasChild = s < t || pending;
 
-  Move keep{MoveKind::KeepSaved};
-  keep.cost = chain_.forwardCost(s) + (leaves ? 0 : chain_.backwardCost(s));
-  if (leaves) {
-    // Forward s is the input's last use; the child runs without it.
-    keep.need = chain_.lastInputUse(s, kind, onTop, chain_.saved(s));
-    keep.shift = chain_.saved(s);
-  } else if (hasChild) {
-    // The input is taken again for backward s.
-    keep.need = std::max(firstStep, chain_.lastInputUse(
-                                        s, kind,
-                                        chain_.saved(s) + chain_.incoming(s),
-                                        chain_.gradient(s)));
-    keep.shift = held + chain_.saved(s);
-  } else {
-    // Forward s and backward s read the same input.
-    keep.need = std::max(
-        chain_.lastInputUse(s, kind, onTop, chain_.saved(s)),
-        chain_.input(s) + chain_.saved(s) + onTop + chain_.gradient(s));
+  // A backward that stays in the subproblem may follow a lean run; one left
+  // to the caller (`leaves`, and the pending backwards) follows a full run.
+  for (int run = 0, e = leaves ? 1 : chain_.numRuns(s); run < e; ++run) {
+    int64_t saved = chain_.runSaved(s, run);
+    int64_t backward = saved + chain_.runExtra(s, run);
+    Move keep{MoveKind::KeepSaved};
+    keep.run = run;
+    keep.cost = chain_.forwardCost(s) +
+                (leaves ? 0 : chain_.backwardCost(s) + chain_.runCost(s, run));
+    int64_t forwardStep = onTop + chain_.inputLive(s, kind) + saved;
+    if (leaves) {
+      // Forward s is the input's last use; the child runs without it.
+      keep.need = chain_.lastInputUse(s, kind, onTop, saved);
+      keep.shift = saved;
+    } else if (hasChild) {
+      // The input is taken again for backward s.
+      keep.need = std::max(
+          forwardStep,
+          chain_.lastInputUse(s, kind, backward + chain_.incoming(s),
+                              chain_.gradient(s)));
+      keep.shift = held + saved;
+    } else {
+      // Forward s and backward s read the same input.
+      keep.need =
+          std::max(chain_.lastInputUse(s, kind, onTop, saved),
+                   chain_.input(s) + backward + onTop + chain_.gradient(s));
+    }
+    if (hasChild) {
+      keep.child = Subproblem{s + 1, t, Rematerialised, pending, false};
+      keep.need = std::max(keep.need, keep.shift);
+    }
+    visit(keep);
   }
-  if (hasChild) {
-    keep.child = Subproblem{s + 1, t, Rematerialised, pending, false};
-    keep.need = std::max(keep.need, keep.shift);
-  }
-  visit(keep);
 
   // The descent's steps after the first: outputs s..c-1 and forwards
   // s+1..c-1 (s+1..c for KeepSavedDropInput).
@@ -366,8 +400,8 @@ ChainSchedule ChainDp::schedule(int64_t m) {
         chosen = move;
     });
     assert(chosen && "no move reaches the optimum");
-    auto emit = [&](ChainOpKind kind, int stage) {
-      stack.push_back({{}, 0, ChainOp{kind, stage, 0}});
+    auto emit = [&](ChainOpKind kind, int stage, int run = 0) {
+      stack.push_back({{}, 0, ChainOp{kind, stage, 0, run}});
     };
     if (chosen->rest)
       stack.push_back({*chosen->rest, m, {}});
@@ -386,7 +420,7 @@ ChainSchedule ChainDp::schedule(int64_t m) {
       }
       if (chosen->child)
         stack.push_back({*chosen->child, m - chosen->shift, {}});
-      emit(ChainOpKind::Forward, s);
+      emit(ChainOpKind::Forward, s, chosen->run);
       break;
     case MoveKind::HoldOutput:
     case MoveKind::HoldSaved:
@@ -409,22 +443,69 @@ ChainSchedule ChainDp::schedule(int64_t m) {
   return result;
 }
 
-/// The slot size: as asked, or the gcd of all sizes, coarsened so that the
-/// budget left after the constants needs at most `maxSlots` slots.
+/// Every size the DP rounds to slots.
+std::vector<int64_t> chainSizes(const ChainProblem &problem) {
+  std::vector<int64_t> sizes;
+  for (const ChainStage &stage : problem.stages) {
+    sizes.insert(sizes.end(),
+                 {stage.savedBytes, stage.outputBytes, stage.gradientBytes});
+    for (const StageRun &run : stage.leanRuns)
+      sizes.insert(sizes.end(), {run.savedBytes, run.extraBytes});
+  }
+  return sizes;
+}
+
+/// Bytes lost to rounding `sizes` up and `available` down to `unit`.
+__int128 roundingLoss(llvm::ArrayRef<int64_t> sizes, int64_t available,
+                      int64_t unit) {
+  __int128 loss = available % unit;
+  for (int64_t size : sizes)
+    loss += (unit - size % unit) % unit;
+  return loss;
+}
+
+/// The slot size: as asked, or the gcd of all sizes; when that would cut
+/// the budget left after the constants into more than `maxSlots` slots, the
+/// slot of at least `available / maxSlots` bytes that loses the fewest bytes
+/// to rounding among that bound, its multiple of the gcd, and the largest
+/// sizes' divisors (with `fitSlots`; else the bound itself).
 int64_t chooseSlotBytes(const ChainProblem &problem, int64_t available,
                         const DpOptions &options) {
   if (options.slotBytes > 0)
     return options.slotBytes;
+  std::vector<int64_t> sizes = chainSizes(problem);
   int64_t unit = 0;
-  for (const ChainStage &stage : problem.stages)
-    for (int64_t size :
-         {stage.savedBytes, stage.outputBytes, stage.gradientBytes})
-      unit = std::gcd(unit, size);
+  for (int64_t size : sizes)
+    unit = std::gcd(unit, size);
   unit = std::max<int64_t>(unit, 1);
   int64_t maxSlots = std::max<int64_t>(options.maxSlots, 1);
-  if (available / unit > maxSlots)
-    unit = available / maxSlots + (available % maxSlots != 0);
-  return unit;
+  if (available / unit <= maxSlots)
+    return unit;
+  int64_t least = available / maxSlots + (available % maxSlots != 0);
+  if (!options.fitSlots)
+    return least;
+  std::vector<int64_t> candidates = {least,
+                                     int64_t(llvm::divideCeil(least, unit)) * unit};
+  // Divisors of the largest distinct sizes: a slot that divides the sizes
+  // held most often wastes nothing on them.
+  std::vector<int64_t> distinct = sizes;
+  llvm::sort(distinct, std::greater<>());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()),
+                 distinct.end());
+  constexpr size_t kFittedSizes = 64;
+  for (size_t i = 0; i < std::min(distinct.size(), kFittedSizes); ++i)
+    if (int64_t size = distinct[i]; size >= least)
+      candidates.push_back(int64_t(llvm::divideCeil(size, size / least)));
+  int64_t best = least;
+  __int128 bestLoss = roundingLoss(sizes, available, least);
+  for (int64_t candidate : candidates) {
+    __int128 loss = roundingLoss(sizes, available, candidate);
+    if (loss < bestLoss || (loss == bestLoss && candidate < best)) {
+      best = candidate;
+      bestLoss = loss;
+    }
+  }
+  return best;
 }
 
 /// `solveChainDp`, reading the table back at the budget's slots or, with
@@ -438,11 +519,9 @@ absl::StatusOr<ChainResult> solve(const ChainProblem &problem,
     return result;
   result.slotBytes = chooseSlotBytes(problem, available, options);
   int64_t numSlots = available / result.slotBytes;
-  result.exact = true;
-  for (const ChainStage &stage : problem.stages)
-    for (int64_t size :
-         {stage.savedBytes, stage.outputBytes, stage.gradientBytes})
-      result.exact &= size % result.slotBytes == 0;
+  result.exact = llvm::all_of(chainSizes(problem), [&](int64_t size) {
+    return size % result.slotBytes == 0;
+  });
 
   int numStages = int(problem.stages.size());
   int64_t cells = 0;
@@ -461,6 +540,10 @@ absl::StatusOr<ChainResult> solve(const ChainProblem &problem,
   if (slots < 0 || dp.optimum(slots) == kInfinite)
     return result;
   int64_t optimum = dp.optimum(slots);
+  // The cheapest schedule of least peak: the fewest slots at that cost,
+  // which leaves the budget search room.
+  while (slots > 0 && dp.optimum(slots - 1) == optimum)
+    --slots;
   result.schedule = dp.schedule(slots);
   REMAT_ASSIGN_OR_RETURN(result.cost,
                          evaluateChainSchedule(problem, result.schedule));

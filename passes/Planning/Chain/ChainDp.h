@@ -26,6 +26,18 @@
 
 namespace remat::chain {
 
+/// A lean forward run of a stage: it keeps less than `savedBytes` for its
+/// backward, which recomputes the rest of the stage's saved values itself.
+struct StageRun {
+  /// What the run keeps for the backward, the stage's output included.
+  int64_t savedBytes = 0;
+  /// The most bytes the backward's recomputations hold at once, on top of
+  /// `savedBytes` (live during the backward step only).
+  int64_t extraBytes = 0;
+  /// Forward FLOPs the backward runs again.
+  int64_t extraCost = 0;
+};
+
 /// One stage of the chain: it reads the previous stage's output (the chain's
 /// input, a constant, for stage 0) and its backward turns the gradient of its
 /// output into the gradient of its input.
@@ -42,6 +54,9 @@ struct ChainStage {
   int64_t savedBytes = 0;
   /// Bytes of the gradient of its input, its backward's result.
   int64_t gradientBytes = 0;
+  /// Alternatives to keeping `savedBytes`: run r > 0 of a `Forward` op is
+  /// `leanRuns[r - 1]` (docs/planning-chain.md#lean-runs).
+  std::vector<StageRun> leanRuns;
 };
 
 /// A chain of stages and a budget, like `ilp::RematProblem`.
@@ -75,6 +90,8 @@ struct ChainOp {
   /// The index in `ChainSchedule::ops` of the last op that reads this result
   /// (its own index when none does): the result is freed right after it.
   int lastUse = 0;
+  /// For Forward: 0 keeps `savedBytes`, r > 0 is `leanRuns[r - 1]`.
+  int run = 0;
 
   friend bool operator==(const ChainOp &, const ChainOp &) = default;
 };
@@ -115,6 +132,11 @@ struct DpOptions {
   /// With `slotBytes` 0: the most slots the budget left after the constants
   /// is cut into (time and memory grow linearly with it).
   int64_t maxSlots = 1000;
+  /// With `slotBytes` 0 and coarser slots than the gcd: fit the slot to the
+  /// chain's sizes (the bound, a multiple of the gcd or a divisor of a large
+  /// size, whichever rounds away the fewest bytes) rather than taking
+  /// `ceil(available / maxSlots)`.
+  bool fitSlots = true;
   /// The most table cells (8 bytes each) the DP may allocate; above it the
   /// DP is refused with an error rather than running out of memory.
   int64_t maxCells = int64_t(1) << 26;

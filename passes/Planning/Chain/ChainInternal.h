@@ -27,8 +27,9 @@ int numDagNodes(int numStages);
 /// The DAG nodes that the op (kind, stage) reads.
 llvm::SmallVector<int, 3> dagReads(int numStages, ChainOpKind kind, int stage);
 
-/// Bytes of the op's result and cost of one run of it.
-int64_t opBytes(const ChainProblem &problem, ChainOpKind kind, int stage);
+/// Bytes of the op's result (`run` of a Forward) and cost of one run of it.
+int64_t opBytes(const ChainProblem &problem, ChainOpKind kind, int stage,
+                int run = 0);
 int64_t opCost(const ChainProblem &problem, ChainOpKind kind, int stage);
 
 /// "forward 3", for messages.

@@ -42,6 +42,20 @@ absl::Status validateChain(const ChainProblem &problem) {
     for (int64_t size :
          {stage.outputBytes, stage.savedBytes, stage.gradientBytes})
       overflow |= llvm::AddOverflow(bytes, size, bytes);
+    // A backward recomputes for one run only: its most costly and largest.
+    int64_t extraCost = 0, extraBytes = 0;
+    for (const StageRun &run : stage.leanRuns) {
+      if (run.savedBytes < 0 || run.extraBytes < 0 || run.extraCost < 0)
+        return invalidArgument(
+            "chain problem: stage {} has a lean run of negative cost or size",
+            i);
+      int64_t runBytes = 0;
+      overflow |= llvm::AddOverflow(run.savedBytes, run.extraBytes, runBytes);
+      extraCost = std::max(extraCost, run.extraCost);
+      extraBytes = std::max(extraBytes, runBytes);
+    }
+    overflow |= llvm::AddOverflow(backward, extraCost, backward);
+    overflow |= llvm::AddOverflow(bytes, extraBytes, bytes);
   }
   int64_t bound = 0;
   overflow |= llvm::MulOverflow(forward, int64_t(numStages) + 1, bound);
@@ -85,11 +99,12 @@ llvm::SmallVector<int, 3> dagReads(int numStages, ChainOpKind kind,
   return reads;
 }
 
-int64_t opBytes(const ChainProblem &problem, ChainOpKind kind, int stage) {
+int64_t opBytes(const ChainProblem &problem, ChainOpKind kind, int stage,
+                int run) {
   const ChainStage &s = problem.stages[stage];
   switch (kind) {
   case ChainOpKind::Forward:
-    return s.savedBytes;
+    return run > 0 ? s.leanRuns[run - 1].savedBytes : s.savedBytes;
   case ChainOpKind::Output:
     return s.outputBytes;
   case ChainOpKind::Backward:
@@ -157,6 +172,9 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
       return invalidArgument("chain schedule: op {}: no such op", k);
     if (op.lastUse < k || op.lastUse >= numOps)
       return opError(k, "its last use is out of range");
+    if (op.run < 0 || op.run > int(problem.stages[op.stage].leanRuns.size()) ||
+        (op.run > 0 && op.kind != ChainOpKind::Forward))
+      return opError(k, "no such run");
     if (op.kind == ChainOpKind::Backward) {
       if (op.stage != nextBackward)
         return opError(k, "backward out of order");
@@ -169,16 +187,29 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
     int node = dagNode(numStages, op.kind, op.stage);
     if (latest[node] >= 0 && schedule.ops[latest[node]].lastUse >= k)
       return opError(k, "recomputes a value that is in memory");
+    // A backward after a lean run recomputes the rest of the stage's saved
+    // values, which are live during its step only.
+    int64_t extraBytes = 0, extraCost = 0;
+    if (op.kind == ChainOpKind::Backward) {
+      int run = schedule.ops[latest[dagNode(numStages, ChainOpKind::Forward,
+                                            op.stage)]]
+                    .run;
+      if (run > 0) {
+        extraBytes = problem.stages[op.stage].leanRuns[run - 1].extraBytes;
+        extraCost = problem.stages[op.stage].leanRuns[run - 1].extraCost;
+      }
+    }
     latest[node] = k;
-    int64_t bytes = opBytes(problem, op.kind, op.stage);
+    int64_t bytes = opBytes(problem, op.kind, op.stage, op.run);
     // validateChain bounds the sum of all sizes, and at most one result of
     // each node is live.
     live += bytes;
-    result.peakBytes = std::max(result.peakBytes, live);
+    result.peakBytes = std::max(result.peakBytes, live + extraBytes);
     freedAfter[op.lastUse] += bytes;
     live -= freedAfter[k];
     overflow |= llvm::AddOverflow(
         result.cost, opCost(problem, op.kind, op.stage), result.cost);
+    overflow |= llvm::AddOverflow(result.cost, extraCost, result.cost);
   }
   if (nextBackward >= 0)
     return invalidArgument("chain schedule: backward {} never runs",

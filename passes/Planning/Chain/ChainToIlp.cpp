@@ -55,6 +55,10 @@ toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule) {
   int nextNew = 0;
   for (int k = 0; k < numOps; ++k) {
     const ChainOp &op = schedule.ops[k];
+    if (op.run != 0)
+      return invalidArgument("chain schedule: op {} ({}) is a lean run, "
+                             "which the DAG does not model",
+                             k, describeOp(op));
     nodeOf[k] = dagNode(numStages, op.kind, op.stage);
     if (seen[nodeOf[k]])
       continue;

@@ -1,0 +1,157 @@
+//===- LeanRuns.cpp - Stage runs that keep less for the backward ----------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Four lean runs per stage. The stage's forward nodes split into units, a
+/// unit starting at each expensive node (a matmul or convolution: more than
+/// `kCheapFlopsPerByte` FLOPs per byte of output). A run keeps:
+/// - "cheap": the expensive nodes' outputs and the block ends, rebuilding the
+///   cheap ops (elementwise, norms) between them;
+/// - "every 2nd" and "every 3rd": the saved values of every second (third)
+///   unit counted from the stage's end, rebuilding the units between;
+/// - "every 2nd, cheap": both rules at once.
+/// Every run keeps the stage's output. The saved values a run drops form
+/// segments (runs of consecutive dropped saved values); before the first
+/// backward node reading one of a segment's values, the backward rebuilds
+/// the segment's values and every dropped forward value they depend on.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Planning/Chain/LeanRuns.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace remat::chain {
+namespace {
+
+/// FLOPs per output byte up to which an op is cheap to rebuild.
+constexpr int64_t kCheapFlopsPerByte = 4;
+
+bool isExpensive(const ilp::RematNode &node) {
+  return node.bytes > 0 && node.cost > kCheapFlopsPerByte * node.bytes;
+}
+
+/// The run keeping the saved nodes of `nodes` for which `keep` holds (and
+/// the stage's output); nullopt when it keeps every saved node.
+std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
+                                llvm::ArrayRef<int> nodes,
+                                const StageValues &values,
+                                llvm::ArrayRef<char> keep,
+                                std::vector<int> &stamp, int &epoch) {
+  LeanRun lean;
+  int first = nodes.front();
+  auto kept = [&](int node) { return keep[node - first] != 0; };
+  // Segments: maximal runs of dropped saved nodes.
+  std::vector<std::vector<int>> dropped(1);
+  for (int node : nodes) {
+    if (!values.saved[node])
+      continue;
+    if (kept(node)) {
+      lean.run.savedBytes += problem.nodes[node].bytes;
+      if (!dropped.back().empty())
+        dropped.emplace_back();
+    } else {
+      dropped.back().push_back(node);
+    }
+  }
+  if (dropped.back().empty())
+    dropped.pop_back();
+  if (dropped.empty())
+    return std::nullopt;
+  int stage = values.stageOf[first];
+  for (const std::vector<int> &segment : dropped) {
+    LeanSegment rebuild;
+    rebuild.before = std::numeric_limits<int>::max();
+    ++epoch;
+    std::vector<int> work;
+    for (int node : segment) {
+      rebuild.before = std::min(rebuild.before, values.firstReader[node]);
+      stamp[node - first] = epoch;
+      work.push_back(node);
+    }
+    // Every dropped value of the stage the segment depends on; the stage's
+    // input and the kept values are in memory.
+    while (!work.empty()) {
+      int node = work.back();
+      work.pop_back();
+      rebuild.nodes.push_back(node);
+      for (int dep : problem.nodes[node].deps) {
+        if (dep < first || values.stageOf[dep] != stage || kept(dep) ||
+            stamp[dep - first] == epoch)
+          continue;
+        stamp[dep - first] = epoch;
+        work.push_back(dep);
+      }
+    }
+    llvm::sort(rebuild.nodes);
+    int64_t bytes = 0;
+    for (int node : rebuild.nodes) {
+      bytes += problem.nodes[node].bytes;
+      lean.run.extraCost += problem.nodes[node].cost;
+    }
+    lean.run.extraBytes = std::max(lean.run.extraBytes, bytes);
+    lean.segments.push_back(std::move(rebuild));
+  }
+  return lean;
+}
+
+} // namespace
+
+std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
+                                     llvm::ArrayRef<int> nodes,
+                                     const StageValues &values) {
+  std::vector<LeanRun> runs;
+  if (nodes.empty())
+    return runs;
+  int size = int(nodes.size());
+  // Units, numbered from the stage's last one.
+  std::vector<int> unit(size);
+  int numUnits = 1;
+  for (int i = 0; i < size; ++i) {
+    if (i > 0 && isExpensive(problem.nodes[nodes[i]]))
+      ++numUnits;
+    unit[i] = numUnits - 1;
+  }
+  for (int &u : unit)
+    u = numUnits - 1 - u;
+  auto cheapKept = [&](int i) {
+    int node = nodes[i];
+    return isExpensive(problem.nodes[node]) || values.blockEnd[node];
+  };
+
+  std::vector<int> stamp(size, 0);
+  int epoch = 0;
+  std::vector<char> keep(size);
+  for (int rule = 0; rule < 4; ++rule) {
+    for (int i = 0; i < size; ++i) {
+      bool every2 = unit[i] % 2 == 0, every3 = unit[i] % 3 == 0;
+      bool cheap = cheapKept(i);
+      keep[i] = rule == 0 ? cheap
+                : rule == 1 ? every2
+                : rule == 2 ? every3
+                            : every2 && cheap;
+    }
+    keep[size - 1] = 1;
+    std::optional<LeanRun> lean =
+        buildRun(problem, nodes, values, keep, stamp, epoch);
+    if (!lean)
+      continue;
+    bool seen = llvm::any_of(runs, [&](const LeanRun &other) {
+      return other.run.savedBytes == lean->run.savedBytes &&
+             other.run.extraBytes == lean->run.extraBytes &&
+             other.run.extraCost == lean->run.extraCost;
+    });
+    if (!seen)
+      runs.push_back(std::move(*lean));
+  }
+  return runs;
+}
+
+} // namespace remat::chain

@@ -1,0 +1,62 @@
+//===- LeanRuns.h - Stage runs that keep less for the backward --*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A stage's lean forward runs on a graph: each keeps a subset of the
+/// stage's saved values (always its output) and lets the stage's backward
+/// rebuild the rest, one segment at a time, from what was kept. The chain DP
+/// prices them as `StageRun`s; `stepsOfChain` realises them as recompute
+/// steps. docs/planning-chain.md#lean-runs gives the runs.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_PASSES_PLANNING_CHAIN_LEANRUNS_H
+#define REMAT_PASSES_PLANNING_CHAIN_LEANRUNS_H
+
+#include "Planning/Chain/ChainDp.h"
+#include "Planning/Ilp/GraphProblem.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <vector>
+
+namespace remat::chain {
+
+/// Forward nodes recomputed, in order, before backward node `before`.
+struct LeanSegment {
+  int before = 0;
+  std::vector<int> nodes;
+};
+
+/// One lean run of a stage: its price for the DP and its segments.
+struct LeanRun {
+  StageRun run;
+  std::vector<LeanSegment> segments;
+};
+
+/// What the lean runs of a stage are built from, by forward node.
+struct StageValues {
+  /// The stage of each forward node.
+  llvm::ArrayRef<int> stageOf;
+  /// Whether the stage's backward reads it (the stage's output included).
+  llvm::ArrayRef<char> saved;
+  /// Whether it ends a bottleneck block, or its stage.
+  llvm::ArrayRef<char> blockEnd;
+  /// The first backward node that reads it; -1 when none does.
+  llvm::ArrayRef<int> firstReader;
+};
+
+/// The lean runs of the stage made of `nodes` (in order, its output last):
+/// distinct, each keeping less than all the saved values. Linear in the
+/// stage's nodes and edges per run, but for a segment's rebuild reaching
+/// back through earlier segments' unkept values.
+std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
+                                     llvm::ArrayRef<int> nodes,
+                                     const StageValues &values);
+
+} // namespace remat::chain
+
+#endif // REMAT_PASSES_PLANNING_CHAIN_LEANRUNS_H
