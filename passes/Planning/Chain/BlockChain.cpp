@@ -72,7 +72,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   // Forward nodes some gradient op reads (the sink, which only holds the
   // gradient outputs, has no ops).
   std::vector<char> readByBackward(numForward, 0);
-  std::vector<int> firstReader(numForward, -1);
+  std::vector<int> firstReader(numForward, -1), lastReader(numForward, -1);
   for (int node = numForward; node < numNodes; ++node)
     if (!graph.ops[node].empty())
       for (int dep : problem.nodes[node].deps)
@@ -80,6 +80,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
           readByBackward[dep] = 1;
           if (firstReader[dep] < 0)
             firstReader[dep] = node;
+          lastReader[dep] = node;
         }
   // A block ends at a bottleneck the backward reads: one it does not read
   // would make the model's free `Output` (from what the block keeps) false,
@@ -167,7 +168,12 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
     saved[node] = readByBackward[node] || isOutput(node);
   for (int node : cuts)
     blockEnd[node] = 1;
-  StageValues values{stageOf, saved, blockEnd, firstReader};
+  std::vector<int> lastForwardReader(numForward, -1);
+  for (int node = 0; node < numForward; ++node)
+    for (int dep : problem.nodes[node].deps)
+      lastForwardReader[dep] = node;
+  StageValues values{stageOf,     saved,      blockEnd,
+                     firstReader, lastReader, lastForwardReader};
   chain.leanRuns.resize(numStages);
   for (int s = 0; s < numStages; ++s) {
     chain.leanRuns[s] =

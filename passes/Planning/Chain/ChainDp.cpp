@@ -64,7 +64,7 @@ public:
       runs_.emplace_back();
       for (const StageRun &run : stage.leanRuns)
         runs_.back().push_back({slots(run.savedBytes), slots(run.extraBytes),
-                                run.extraCost});
+                                run.extraCost, slots(run.forwardBytes)});
     }
   }
 
@@ -80,6 +80,10 @@ public:
   }
   int64_t runCost(int i, int r) const {
     return r == 0 ? 0 : runs_[i][r - 1].extraCost;
+  }
+  /// What run r holds during its own forward on top of what it keeps.
+  int64_t runForward(int i, int r) const {
+    return r == 0 ? 0 : runs_[i][r - 1].forwardBytes;
   }
 
   int numStages() const { return numStages_; }
@@ -275,7 +279,8 @@ void ChainDp::forEachMove(const Subproblem &p,
     keep.run = run;
     keep.cost = chain_.forwardCost(s) +
                 (leaves ? 0 : chain_.backwardCost(s) + chain_.runCost(s, run));
-    int64_t forwardStep = onTop + chain_.inputLive(s, kind) + saved;
+    int64_t forwardStep =
+        onTop + chain_.inputLive(s, kind) + saved + chain_.runForward(s, run);
     if (leaves) {
       // Forward s is the input's last use; the child runs without it.
       keep.need = chain_.lastInputUse(s, kind, onTop, saved);
@@ -289,9 +294,9 @@ void ChainDp::forEachMove(const Subproblem &p,
       keep.shift = held + saved;
     } else {
       // Forward s and backward s read the same input.
-      keep.need =
-          std::max(chain_.lastInputUse(s, kind, onTop, saved),
-                   chain_.input(s) + backward + onTop + chain_.gradient(s));
+      keep.need = std::max(
+          {forwardStep, chain_.lastInputUse(s, kind, onTop, saved),
+           chain_.input(s) + backward + onTop + chain_.gradient(s)});
     }
     if (hasChild) {
       keep.child = Subproblem{s + 1, t, Rematerialised, pending, false};
@@ -450,7 +455,8 @@ std::vector<int64_t> chainSizes(const ChainProblem &problem) {
     sizes.insert(sizes.end(),
                  {stage.savedBytes, stage.outputBytes, stage.gradientBytes});
     for (const StageRun &run : stage.leanRuns)
-      sizes.insert(sizes.end(), {run.savedBytes, run.extraBytes});
+      sizes.insert(sizes.end(),
+                   {run.savedBytes, run.extraBytes, run.forwardBytes});
   }
   return sizes;
 }

@@ -36,6 +36,9 @@ struct StageRun {
   int64_t extraBytes = 0;
   /// Forward FLOPs the backward runs again.
   int64_t extraCost = 0;
+  /// The most dropped bytes live at once during the run itself (until their
+  /// last forward reader), on top of `savedBytes`.
+  int64_t forwardBytes = 0;
 };
 
 /// One stage of the chain: it reads the previous stage's output (the chain's

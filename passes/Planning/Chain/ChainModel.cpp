@@ -45,12 +45,15 @@ absl::Status validateChain(const ChainProblem &problem) {
     // A backward recomputes for one run only: its most costly and largest.
     int64_t extraCost = 0, extraBytes = 0;
     for (const StageRun &run : stage.leanRuns) {
-      if (run.savedBytes < 0 || run.extraBytes < 0 || run.extraCost < 0)
+      if (run.savedBytes < 0 || run.extraBytes < 0 || run.extraCost < 0 ||
+          run.forwardBytes < 0)
         return invalidArgument(
             "chain problem: stage {} has a lean run of negative cost or size",
             i);
       int64_t runBytes = 0;
-      overflow |= llvm::AddOverflow(run.savedBytes, run.extraBytes, runBytes);
+      overflow |= llvm::AddOverflow(
+          run.savedBytes, std::max(run.extraBytes, run.forwardBytes),
+          runBytes);
       extraCost = std::max(extraCost, run.extraCost);
       extraBytes = std::max(extraBytes, runBytes);
     }
@@ -187,9 +190,11 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
     int node = dagNode(numStages, op.kind, op.stage);
     if (latest[node] >= 0 && schedule.ops[latest[node]].lastUse >= k)
       return opError(k, "recomputes a value that is in memory");
-    // A backward after a lean run recomputes the rest of the stage's saved
-    // values, which are live during its step only.
+    // A lean run holds what it drops until its last forward reader, and a
+    // backward after it recomputes that, live during its step only.
     int64_t extraBytes = 0, extraCost = 0;
+    if (op.kind == ChainOpKind::Forward && op.run > 0)
+      extraBytes = problem.stages[op.stage].leanRuns[op.run - 1].forwardBytes;
     if (op.kind == ChainOpKind::Backward) {
       int run = schedule.ops[latest[dagNode(numStages, ChainOpKind::Forward,
                                             op.stage)]]

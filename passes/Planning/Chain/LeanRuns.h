@@ -45,8 +45,11 @@ struct StageValues {
   llvm::ArrayRef<char> saved;
   /// Whether it ends a bottleneck block, or its stage.
   llvm::ArrayRef<char> blockEnd;
-  /// The first backward node that reads it; -1 when none does.
+  /// The first and the last backward node that read it; -1 when none does.
   llvm::ArrayRef<int> firstReader;
+  llvm::ArrayRef<int> lastReader;
+  /// The last forward node that reads it; -1 when none does.
+  llvm::ArrayRef<int> lastForwardReader;
 };
 
 /// The lean runs of the stage made of `nodes` (in order, its output last):
