@@ -56,18 +56,30 @@ int64_t gradientOutputBytes(const PlanningProblem &problem) {
 }
 
 /// The schedule of least modelled peak, from a table wide enough to keep
-/// everything (`validateChain` has checked that this total fits int64).
+/// everything (`validateChain` has checked that this total fits int64),
+/// without lean runs: the budget search lands here when a plan's final
+/// peak came out over the model, and full runs are modelled closest.
 absl::StatusOr<chain::ChainResult>
 solveForLowestPeak(const chain::ChainProblem &problem,
                    const chain::DpOptions &options) {
   chain::ChainProblem wide = problem;
   wide.budgetBytes = wide.constantBytes;
-  for (const chain::ChainStage &stage : wide.stages)
+  for (chain::ChainStage &stage : wide.stages) {
     wide.budgetBytes +=
         stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+    stage.leanRuns.clear();
+  }
   chain::DpOptions oldSlots = options;
   oldSlots.fitSlots = false;
   return chain::solveChainDpLowestPeak(wide, oldSlots);
+}
+
+/// ", N lean runs" when the schedule has any (docs/planning-chain.md).
+std::string leanRunsNote(const chain::ChainSchedule &schedule) {
+  int64_t lean = llvm::count_if(schedule.ops, [](const chain::ChainOp &op) {
+    return op.run > 0;
+  });
+  return lean > 0 ? fmt::format(", {} lean runs", lean) : std::string();
 }
 
 class ChainPlanner : public Planner {
@@ -96,7 +108,7 @@ public:
                            chain::solveChainDp(blocks.problem, options));
     if (problem.onProgress)
       problem.onProgress(fmt::format(
-          "chain: {} bottleneck blocks in {} stages, {} slots of {}; {}",
+          "chain: {} bottleneck blocks in {} stages, {} slots of {}; {}{}",
           blocks.numBlocks, blocks.problem.stages.size(),
           std::max<int64_t>(
               0, (blocks.problem.budgetBytes - blocks.problem.constantBytes) /
@@ -106,7 +118,8 @@ public:
               ? fmt::format("modelled peak {}, recompute {} FLOPs",
                             formatBytes(result.cost.peakBytes),
                             result.cost.recomputeCost)
-              : std::string("no schedule fits")));
+              : std::string("no schedule fits"),
+          leanRunsNote(result.schedule)));
 
     if (result.status == chain::ChainStatusKind::Infeasible) {
       REMAT_ASSIGN_OR_RETURN(result,

@@ -292,6 +292,43 @@ TEST(BudgetTest, TheChainPlannerKeepsGradientsOnResidualAndRecurrentModels) {
   }
 }
 
+// Plans whose stages keep less and rebuild the rest in their backward (lean
+// runs): the executor measures the reported peak, within the budget, and
+// gradients bitwise equal to plain autodiff's. The planner's progress line
+// says how many forward runs are lean; these budgets use some.
+TEST(BudgetTest, TheChainPlannersLeanRunsKeepPeaksAndGradients) {
+  // The small residual model is dominated by its stem below 70%.
+  std::vector<std::tuple<std::string, std::unique_ptr<Graph>,
+                         std::vector<std::string>>>
+      models;
+  models.emplace_back("mlp", deepMlp(),
+                      std::vector<std::string>{"30%", "50%", "70%"});
+  models.emplace_back("resnet",
+                      zooModel("resnet", {{"preact", "true"},
+                                          {"depth", "11"},
+                                          {"batch", "4"},
+                                          {"image", "32"}}),
+                      std::vector<std::string>{"70%", "80%"});
+  for (const auto &[name, forward, budgets] : models) {
+    ASSERT_TRUE(forward);
+    int leanBuilds = 0;
+    for (const std::string &budget : budgets) {
+      SCOPED_TRACE(name + " at " + budget);
+      std::string last;
+      std::optional<MeasuredTraining> built = measureTraining(
+          *forward, "chain", budget, 5, [&](llvm::StringRef line) {
+            if (line.startswith("chain:"))
+              last = line.str();
+          });
+      ASSERT_TRUE(built);
+      EXPECT_EQ(built->report.budgetMet, true);
+      EXPECT_LE(built->planned.peakBytes, *built->report.budgetBytes);
+      leanBuilds += last.find("lean runs") != std::string::npos;
+    }
+    EXPECT_GE(leanBuilds, 1) << name;
+  }
+}
+
 TEST(BudgetTest, RandomBudgetsForEveryBudgetPlanner) {
   // Budgets drawn from 30% to 95% of each model's plain peak: whatever
   // each planner builds, the executor measures the reported peak, within

@@ -22,6 +22,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <optional>
 
 namespace remat {
@@ -47,10 +48,12 @@ struct MeasuredTraining {
 /// failed (a test failure).
 inline std::optional<MeasuredTraining>
 measureTraining(const Graph &forward, const std::string &strategy,
-                const std::string &budget, uint64_t seed) {
+                const std::string &budget, uint64_t seed,
+                std::function<void(llvm::StringRef)> onProgress = {}) {
   TrainingOptions options;
   options.strategy = strategy;
   options.budget = budget;
+  options.onProgress = std::move(onProgress);
   std::unique_ptr<Graph> plain = forward.clone();
   std::unique_ptr<Graph> planned = forward.clone();
   EXPECT_TRUE(buildTrainingGraph(*plain, {}).ok());
