@@ -257,6 +257,16 @@ TEST(ChainLeanRunsTest, RunsOfAHandMadeStage) {
   ASSERT_EQ(runs[1].segments.size(), 1u);
   EXPECT_EQ(runs[1].segments[0].before, 6);
   EXPECT_EQ(runs[1].segments[0].nodes, (std::vector<int>{0, 1}));
+
+  // Were matmul 0 read by no backward node, the cheap run would still hold
+  // it from the forward pass on for relu 1's rebuild: 12 bytes kept.
+  saved[0] = 0;
+  runs = leanRunsOfStage(
+      problem, {0, 1, 2, 3},
+      {stageOf, saved, blockEnd, firstReader, lastReader, lastForwardReader});
+  ASSERT_FALSE(runs.empty());
+  EXPECT_EQ(runs[0].run.savedBytes, 12);
+  EXPECT_EQ(runs[0].segments[0].nodes, (std::vector<int>{1}));
 }
 
 } // namespace
