@@ -8,9 +8,10 @@
 /// `--planner=chain[=STAGES]` with a budget: the forward pass cut at its
 /// bottlenecks into at most STAGES blocks (Chain/BlockChain.h), the cheapest
 /// schedule of that chain within the budget by dynamic programming
-/// (Chain/ChainDp.h), realised as recompute steps. Planning time depends on
-/// the stage count, not the op count: O(STAGES^3 * slots) for the DP on top
-/// of one linear walk. The chain model leaves out a block's temporaries, so
+/// (Chain/ChainDp.h), a stage's forward runs whole or lean (its backward
+/// rebuilding part of what it saves, Chain/LeanRuns.h), realised as
+/// recompute steps. Planning time depends on the stage count, not the op
+/// count: O(STAGES^3 * slots) for the DP on top of one linear walk. The chain model leaves out a block's temporaries, so
 /// `auto` shifts the budget it gives this planner until the built graph
 /// fits (docs/planning-chain.md#on-a-graph).
 ///
@@ -156,7 +157,8 @@ void registerChainPlanner(PlannerRegistry &registry) {
   registry.add(
       {"chain",
        "Optimal schedule of the chain of blocks between bottlenecks within "
-       "the budget (dynamic programming over at most STAGES stages)",
+       "the budget (dynamic programming over at most STAGES stages, each "
+       "forward run keeping all it saves or, lean, part of it)",
        "STAGES", false,
        [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
