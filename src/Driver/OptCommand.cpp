@@ -124,7 +124,8 @@ const CommandSpec &optSpec() {
                    "the pass."},
           {.name = "timing",
            .help = "Prints each pass's run time and whether it changed the "
-                   "graph to stderr."},
+                   "graph to stderr; with --budget, also each candidate "
+                   "plan's time and builds."},
           {.name = "split-input-file",
            .help = "Treats each `// -----`-separated part of FILE as its own "
                    "graph."},
@@ -167,6 +168,34 @@ void printTimings(llvm::ArrayRef<ReportPassTime> timings,
   err.flush();
 }
 
+/// The budget search's steps, after the chosen plan's passes: the one
+/// autodiff (no plan built), then each candidate and its builds.
+void printSearchTimings(llvm::ArrayRef<ReportSearchTime> timings,
+                        llvm::raw_ostream &err) {
+  if (timings.empty())
+    return;
+  double total = 0;
+  int builds = 0;
+  size_t width = 5;
+  for (const ReportSearchTime &timing : timings)
+    width = std::max(width, timing.strategy.size());
+  err << "budget search timing:\n";
+  for (const ReportSearchTime &timing : timings) {
+    total += timing.seconds;
+    builds += timing.builds;
+    std::string builds =
+        timing.builds == 0
+            ? ""
+            : fmt::format("  {} build{}", timing.builds,
+                          timing.builds == 1 ? "" : "s");
+    err << fmt::format("  {:<{}}  {:10.6f} s{}\n", timing.strategy, width,
+                       timing.seconds, builds);
+  }
+  err << fmt::format("  {:<{}}  {:10.6f} s  {} builds\n", "total", width,
+                     total, builds);
+  err.flush();
+}
+
 /// What `remat opt` does to each graph: a strategy run or a pipeline.
 struct OptPlan {
   std::optional<std::string> pipeline;
@@ -195,8 +224,10 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
       return invalidArgument("{} (--strict-budget)", report.warnings.back());
     for (const std::string &warning : report.warnings)
       ctx.err << "remat: warning: " << warning << "\n";
-    if (args.has("timing"))
+    if (args.has("timing")) {
       printTimings(report.timings, ctx.err);
+      printSearchTimings(report.searchTimings, ctx.err);
+    }
     if (args.has("explain"))
       printExplanation(report, ctx.out);
     if (std::optional<std::string> path = args.get("report")) {

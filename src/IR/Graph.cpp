@@ -141,6 +141,29 @@ bool Graph::renameValue(Value *value, llvm::StringRef name) {
   return true;
 }
 
+void Graph::swap(Graph &other) {
+  OpList held;
+  held.splice(held.end(), ops_);
+  ops_.splice(ops_.end(), other.ops_);
+  other.ops_.splice(other.ops_.end(), held);
+  for (Op &op : ops_)
+    op.graph_ = this;
+  for (Op &op : other.ops_)
+    op.graph_ = &other;
+  std::swap(name_, other.name_);
+  std::swap(sourceName_, other.sourceName_);
+  std::swap(inputs_, other.inputs_);
+  std::swap(params_, other.params_);
+  std::swap(outputs_, other.outputs_);
+  std::swap(collections_, other.collections_);
+  collectionIndex_.swap(other.collectionIndex_);
+  valuesByName_.swap(other.valuesByName_);
+  nextSuffix_.swap(other.nextSuffix_);
+  std::swap(numOps_, other.numOps_);
+  std::swap(nextOpId_, other.nextOpId_);
+  std::swap(nextValueId_, other.nextValueId_);
+}
+
 void Graph::replaceAllUsesWith(Value *from, Value *to) {
   assert(from != to && "replacing a value by itself");
   while (from->hasUses()) {

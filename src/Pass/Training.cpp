@@ -43,10 +43,13 @@ int64_t countComputeOps(const Graph &graph) {
 /// Runs the steps of one training build, timing each as a report pass.
 class TrainingRun {
 public:
+  /// Differentiates `graph` itself unless `base` says it is a copy of an
+  /// already differentiated graph.
   TrainingRun(Graph &graph, const TrainingOptions &options,
-              std::optional<int64_t> budgetBytes, TrainingReport &report)
+              std::optional<int64_t> budgetBytes, TrainingReport &report,
+              const DifferentiatedGraph *base = nullptr)
       : graph_(graph), options_(options), budgetBytes_(budgetBytes),
-        report_(report) {}
+        report_(report), base_(base) {}
 
   absl::Status run() {
     if (options_.strategy == kAutoStrategy)
@@ -55,13 +58,14 @@ public:
                            PlannerRegistry::global().create(options_.strategy));
     report_.strategy = options_.strategy;
 
-    unsigned forwardOpIdBound = graph_.opIdBound();
-    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
-      REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
-                             differentiate(graph_, options_.autodiff));
-      return gradients.numOpsAdded > 0;
-    }));
-    REMAT_RETURN_IF_ERROR(verifyEach());
+    unsigned forwardOpIdBound = 0;
+    if (base_) {
+      forwardOpIdBound = base_->forwardOpIdBound;
+      report_.timings.push_back(base_->autodiffTime);
+      report_.passSeconds += base_->autodiffTime.seconds;
+    } else {
+      REMAT_ASSIGN_OR_RETURN(forwardOpIdBound, differentiateGraph());
+    }
     RematPlan plan;
     REMAT_RETURN_IF_ERROR(timed("plan", [&]() -> absl::StatusOr<bool> {
       PlanningProblem problem;
@@ -78,6 +82,8 @@ public:
     if (plan.schedule) {
       std::unique_ptr<Graph> plain = graph_.clone();
       REMAT_ASSIGN_OR_RETURN(baseline, scheduleForMemory(*plain));
+    } else if (base_) {
+      REMAT_ASSIGN_OR_RETURN(baseline, applyPlainSchedule());
     } else {
       REMAT_ASSIGN_OR_RETURN(baseline, schedule());
     }
@@ -126,6 +132,18 @@ public:
     return absl::OkStatus();
   }
 
+  /// Differentiates the graph in place; returns its forward op id bound.
+  absl::StatusOr<unsigned> differentiateGraph() {
+    unsigned forwardOpIdBound = graph_.opIdBound();
+    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
+      REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
+                             differentiate(graph_, options_.autodiff));
+      return gradients.numOpsAdded > 0;
+    }));
+    REMAT_RETURN_IF_ERROR(verifyEach());
+    return forwardOpIdBound;
+  }
+
 private:
   /// Runs `fn`, which says whether it changed the graph, as the report's
   /// step `pass`.
@@ -149,6 +167,24 @@ private:
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
     return result;
+  }
+
+  /// Puts the copy of the base graph in plain autodiff's schedule, which
+  /// the base computed once: the `schedule` step of every build.
+  absl::StatusOr<ScheduleResult> applyPlainSchedule() {
+    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::StatusOr<bool> {
+      std::vector<Op *> byId(graph_.opIdBound(), nullptr);
+      for (Op &op : graph_.ops())
+        byId[op.id()] = &op;
+      std::vector<Op *> order;
+      order.reserve(base_->plainOrder.size());
+      for (unsigned id : base_->plainOrder)
+        order.push_back(byId[id]);
+      graph_.setSchedule(order);
+      return base_->plainSchedule.opsMoved > 0;
+    }));
+    REMAT_RETURN_IF_ERROR(verifyEach());
+    return base_->plainSchedule;
   }
 
   /// Runs `finalPipeline` and profiles the devices of its result.
@@ -204,6 +240,7 @@ private:
   const TrainingOptions &options_;
   std::optional<int64_t> budgetBytes_;
   TrainingReport &report_;
+  const DifferentiatedGraph *base_;
 };
 
 } // namespace
@@ -217,6 +254,38 @@ buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,
   REMAT_RETURN_IF_ERROR(
       TrainingRun(graph, options, budgetBytes, report).run());
   return report;
+}
+
+absl::StatusOr<DifferentiatedGraph>
+differentiateOnce(Graph &graph, const TrainingOptions &options) {
+  DifferentiatedGraph base;
+  base.graph = &graph;
+  base.opsBefore = countComputeOps(graph);
+  TrainingReport report;
+  REMAT_ASSIGN_OR_RETURN(
+      base.forwardOpIdBound,
+      TrainingRun(graph, options, std::nullopt, report).differentiateGraph());
+  base.autodiffTime = report.timings.front();
+  std::unique_ptr<Graph> plain = graph.clone(Graph::CloneIds::Keep);
+  REMAT_ASSIGN_OR_RETURN(base.plainSchedule, scheduleForMemory(*plain));
+  base.plainOrder.reserve(plain->numOps());
+  for (const Op &op : plain->ops())
+    base.plainOrder.push_back(op.id());
+  return base;
+}
+
+absl::StatusOr<TrainingBuild>
+buildFromDifferentiated(const DifferentiatedGraph &base,
+                        const TrainingOptions &options,
+                        std::optional<int64_t> budgetBytes) {
+  TrainingBuild build;
+  build.graph = base.graph->clone(Graph::CloneIds::Keep);
+  build.report.graph = build.graph->name().str();
+  build.report.opsBefore = base.opsBefore;
+  REMAT_RETURN_IF_ERROR(
+      TrainingRun(*build.graph, options, budgetBytes, build.report, &base)
+          .run());
+  return build;
 }
 
 absl::StatusOr<TrainingReport>

@@ -27,6 +27,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 #include <optional>
 #include <string>
@@ -45,6 +46,10 @@ struct Trial {
   std::optional<int64_t> plannerBudget;
   /// How many graphs were built to get here.
   int builds = 1;
+  /// The training graph built and its report, kept while the trial may be
+  /// the one returned.
+  std::unique_ptr<Graph> graph;
+  TrainingReport report;
 };
 
 /// Graphs of at most this many ops also get the `ilp` planner, limited to
@@ -108,6 +113,13 @@ bool isModelledPlanner(llvm::StringRef strategy) {
 /// within the budget beats over it; among plans within it the fewer
 /// recompute FLOPs, then the lower peak; among plans over it the lower peak.
 /// Earlier candidates win ties, so the choice is deterministic.
+/// Seconds since `start`.
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                       start)
+      .count();
+}
+
 bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
   bool fits = candidate.peakBytes <= budget, bestFits = best.peakBytes <= budget;
   if (fits != bestFits)
@@ -117,54 +129,63 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
   return candidate.peakBytes < best.peakBytes;
 }
 
-absl::StatusOr<Trial> tryStrategy(const Graph &graph,
+/// Builds `strategy` on a copy of `base`; the trial keeps the graph when
+/// `keepGraph`.
+absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
                                   const TrainingOptions &options,
                                   const std::string &strategy,
-                                  std::optional<int64_t> budget = {}) {
-  std::unique_ptr<Graph> copy = graph.clone();
+                                  std::optional<int64_t> budget = {},
+                                  bool keepGraph = true) {
   TrainingOptions trial = options;
   trial.strategy = strategy;
-  REMAT_ASSIGN_OR_RETURN(TrainingReport report,
-                         buildTrainingGraphAsGiven(*copy, trial, budget));
-  return Trial{strategy, report.planPeakBytes(), report.flopsRecompute,
-               report.overhead};
+  REMAT_ASSIGN_OR_RETURN(TrainingBuild build,
+                         buildFromDifferentiated(base, trial, budget));
+  Trial result{strategy, build.report.planPeakBytes(),
+               build.report.flopsRecompute, build.report.overhead};
+  if (keepGraph) {
+    result.graph = std::move(build.graph);
+    result.report = std::move(build.report);
+  }
+  return result;
 }
 
 /// Builds the modelled planner `strategy` at budgets shifted by what its
 /// model missed, bracketing the largest told budget whose graph fits, and
 /// returns the best trial. A few builds, each O(graph).
-absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
+absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     const TrainingOptions &options,
                                     const std::string &strategy,
                                     int64_t budget,
-                                    int rounds = kCalibrationRounds) {
+                                    int rounds = kCalibrationRounds,
+                                    bool keepGraph = true) {
   std::optional<Trial> best;
   // Told budgets known to fit (lo) and known to overshoot (hi).
   int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   int64_t told = budget;
   for (int round = 0; round < rounds; ++round) {
-    REMAT_ASSIGN_OR_RETURN(Trial trial,
-                           tryStrategy(graph, options, strategy, told));
+    REMAT_ASSIGN_OR_RETURN(
+        Trial trial, tryStrategy(base, options, strategy, told, keepGraph));
     trial.plannerBudget = told;
     // The same plan again (a model that admits nothing cheaper or smaller)
     // will not move.
     bool same = best && trial.peakBytes == best->peakBytes &&
                 trial.flopsRecompute == best->flopsRecompute;
+    int64_t peak = trial.peakBytes, flops = trial.flopsRecompute;
     if (!best || isBetter(trial, *best, budget))
-      best = trial;
+      best = std::move(trial);
     best->builds = round + 1;
     if (same)
       break;
     int64_t miss = 0;
-    if (trial.peakBytes <= budget) {
+    if (peak <= budget) {
       lo = std::max(lo, told);
       // A plan that recomputes nothing cannot get cheaper.
-      if (trial.flopsRecompute == 0)
+      if (flops == 0)
         break;
     } else {
       hi = std::min(hi, told);
     }
-    if (llvm::SubOverflow(budget, trial.peakBytes, miss) ||
+    if (llvm::SubOverflow(budget, peak, miss) ||
         llvm::AddOverflow(told, miss, told))
       break;
     // Stay strictly inside the bracket; stop once it is within 0.5%.
@@ -176,52 +197,78 @@ absl::StatusOr<Trial> tryCalibrated(const Graph &graph,
     if (told <= 0)
       break;
   }
-  return *best;
+  return std::move(*best);
 }
 
 } // namespace
 
 absl::StatusOr<TrainingReport>
 buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
+  bool searching = options.strategy == kAutoStrategy;
+  // The candidates and the search's size are the forward graph's.
+  std::vector<std::string> strategies = {options.strategy};
+  if (searching)
+    strategies = autoCandidates(graph, /*forOneBudget=*/true);
+  int64_t forwardOps = int64_t(graph.numOps());
+  std::vector<ReportSearchTime> searchTimings;
+  auto start = std::chrono::steady_clock::now();
+  // Every candidate starts from a copy of the graph differentiated once;
+  // the one chosen is swapped in, not built again.
+  REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
+                         differentiateOnce(graph, options));
+  searchTimings.push_back({"autodiff", 0, secondsSince(start)});
+  start = std::chrono::steady_clock::now();
   // The baseline resolves a share of plain autodiff's peak to bytes.
-  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none"));
+  REMAT_ASSIGN_OR_RETURN(Trial plain,
+                         tryStrategy(base, options, "none", std::nullopt,
+                                     /*keepGraph=*/searching));
+  double plainSeconds = secondsSince(start);
+  if (!searching)
+    searchTimings.push_back({"none", 1, plainSeconds});
   REMAT_ASSIGN_OR_RETURN(int64_t budget,
                          parseByteSize(*options.budget, plain.peakBytes));
 
-  // A given strategy is built once, on the graph itself.
-  std::vector<std::string> strategies = {options.strategy};
-  TrainingOptions chosen = options;
-  int64_t plannerBudget = budget;
-  if (options.strategy == kAutoStrategy) {
-    strategies = autoCandidates(graph, /*forOneBudget=*/true);
-    std::optional<Trial> best;
+  // A given strategy is built once.
+  std::optional<Trial> best;
+  if (searching) {
     int64_t opsBuilt = 0;
     size_t tried = 0;
     for (; tried < strategies.size() && opsBuilt < kSearchOpBudget; ++tried) {
       const std::string &strategy = strategies[tried];
-      Trial trial = plain;
-      if (isModelledPlanner(strategy)) {
+      start = std::chrono::steady_clock::now();
+      Trial trial;
+      if (strategy == "none") {
+        trial = std::move(plain);
+      } else if (isModelledPlanner(strategy)) {
         REMAT_ASSIGN_OR_RETURN(
-            trial, tryCalibrated(graph, options, strategy, budget));
-      } else if (strategy != "none") {
+            trial, tryCalibrated(base, options, strategy, budget));
+      } else {
         REMAT_ASSIGN_OR_RETURN(trial,
-                               tryStrategy(graph, options, strategy, budget));
+                               tryStrategy(base, options, strategy, budget));
       }
+      opsBuilt += forwardOps * trial.builds;
+      searchTimings.push_back(
+          {strategy, trial.builds,
+           strategy == "none" ? plainSeconds : secondsSince(start)});
       if (!best || isBetter(trial, *best, budget))
-        best = trial;
-      opsBuilt += int64_t(graph.numOps()) * trial.builds;
+        best = std::move(trial);
     }
     strategies.resize(tried);
-    chosen.strategy = best->strategy;
-    plannerBudget = best->plannerBudget.value_or(budget);
-  } else if (isModelledPlanner(options.strategy)) {
-    REMAT_ASSIGN_OR_RETURN(
-        Trial trial, tryCalibrated(graph, options, options.strategy, budget));
-    plannerBudget = trial.plannerBudget.value_or(budget);
+  } else {
+    start = std::chrono::steady_clock::now();
+    if (isModelledPlanner(options.strategy)) {
+      REMAT_ASSIGN_OR_RETURN(
+          best, tryCalibrated(base, options, options.strategy, budget));
+    } else {
+      REMAT_ASSIGN_OR_RETURN(
+          best, tryStrategy(base, options, options.strategy, budget));
+    }
+    searchTimings.push_back(
+        {options.strategy, best->builds, secondsSince(start)});
   }
-  REMAT_ASSIGN_OR_RETURN(
-      TrainingReport report,
-      buildTrainingGraphAsGiven(graph, chosen, plannerBudget));
+  graph.swap(*best->graph);
+  TrainingReport report = std::move(best->report);
+  report.searchTimings = std::move(searchTimings);
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = int64_t(strategies.size());
@@ -239,23 +286,32 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   // The plans of the budget search but the ILP, which plans for one budget.
   // Plain autodiff's peak, a budget every plan may use, lets `memory` fall
   // back to plain autodiff where it finds no bottleneck.
-  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none"));
-  std::vector<Trial> trials = {plain};
+  std::unique_ptr<Graph> differentiated = graph.clone(Graph::CloneIds::Keep);
+  REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
+                         differentiateOnce(*differentiated, options));
+  REMAT_ASSIGN_OR_RETURN(
+      Trial plain, tryStrategy(base, options, "none", std::nullopt,
+                               /*keepGraph=*/false));
+  int64_t plainPeak = plain.peakBytes;
+  std::vector<Trial> trials;
+  trials.push_back(std::move(plain));
   for (const std::string &strategy :
        autoCandidates(graph, /*forOneBudget=*/false)) {
     if (strategy == "none")
       continue;
-    REMAT_ASSIGN_OR_RETURN(
-        Trial trial, tryStrategy(graph, options, strategy, plain.peakBytes));
+    REMAT_ASSIGN_OR_RETURN(Trial trial,
+                           tryStrategy(base, options, strategy, plainPeak,
+                                       /*keepGraph=*/false));
     trials.push_back(std::move(trial));
   }
   // The DP plans for one budget: a few across the range, each calibrated
   // in fewer builds than a single budget gets.
   for (int percent : kSweepChainPercents) {
     REMAT_ASSIGN_OR_RETURN(
-        Trial trial, tryCalibrated(graph, options, "chain",
-                                   plain.peakBytes / 100 * percent,
-                                   kSweepCalibrationRounds));
+        Trial trial, tryCalibrated(base, options, "chain",
+                                   plainPeak / 100 * percent,
+                                   kSweepCalibrationRounds,
+                                   /*keepGraph=*/false));
     trials.push_back(std::move(trial));
   }
   SweepReport sweep;

@@ -14,9 +14,45 @@
 #ifndef REMAT_SRC_PASS_TRAININGINTERNAL_H
 #define REMAT_SRC_PASS_TRAININGINTERNAL_H
 
+#include "remat/Pass/Schedule.h"
 #include "remat/Pass/Training.h"
 
+#include <memory>
+
 namespace remat {
+
+/// A forward graph differentiated once, for a search that builds many plans
+/// of it: each build starts from an exact copy (`Graph::CloneIds::Keep`), so
+/// it is the graph a build from the forward graph would have differentiated.
+struct DifferentiatedGraph {
+  /// The training graph as autodiff left it (not scheduled).
+  const Graph *graph = nullptr;
+  unsigned forwardOpIdBound = 0;
+  /// The forward graph's compute ops (`TrainingReport::opsBefore`).
+  int64_t opsBefore = 0;
+  ReportPassTime autodiffTime;
+  /// Plain autodiff's memory-aware schedule of `graph`, as op ids: what
+  /// `scheduleForMemory` makes of it before any rewrite.
+  std::vector<unsigned> plainOrder;
+  ScheduleResult plainSchedule;
+};
+
+/// Differentiates `graph` in place and schedules a copy of it for memory.
+absl::StatusOr<DifferentiatedGraph>
+differentiateOnce(Graph &graph, const TrainingOptions &options);
+
+/// One plan's training graph and its report.
+struct TrainingBuild {
+  std::unique_ptr<Graph> graph;
+  TrainingReport report;
+};
+
+/// Builds `options.strategy`'s training graph on a copy of `base.graph`,
+/// as `buildTrainingGraphAsGiven` would from the forward graph.
+absl::StatusOr<TrainingBuild>
+buildFromDifferentiated(const DifferentiatedGraph &base,
+                        const TrainingOptions &options,
+                        std::optional<int64_t> budgetBytes = std::nullopt);
 
 /// Builds `options.strategy`'s training graph, ignoring `options.budget`;
 /// the planner is told `budgetBytes`, the budget resolved to bytes.

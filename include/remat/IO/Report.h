@@ -33,6 +33,15 @@ struct ReportPassTime {
   bool changed = false;
 };
 
+/// One candidate of a budget search, for `--timing`: the plan, how many
+/// graphs were built for it (a modelled planner calibrates its budget over
+/// several; 0 for the search's one autodiff) and their wall time.
+struct ReportSearchTime {
+  std::string strategy;
+  int builds = 0;
+  double seconds = 0;
+};
+
 /// A kept tensor, for `--explain`.
 struct ReportTensor {
   std::string name;
@@ -92,6 +101,10 @@ struct TrainingReport {
   /// Wall time of the passes, and each pass's share.
   double passSeconds = 0;
   std::vector<ReportPassTime> timings;
+  /// The budget search: differentiating the forward graph once (`autodiff`,
+  /// with plain autodiff's schedule), then every candidate in the order
+  /// tried. Empty without a budget; not in the JSON.
+  std::vector<ReportSearchTime> searchTimings;
   /// Per device of a graph placed on devices (`data-parallel`), by device
   /// number; empty for a one-device graph.
   std::vector<DeviceProfile> devices;

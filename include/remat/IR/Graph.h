@@ -101,10 +101,21 @@ public:
   /// Makes every reader of `from` (operands, outputs, collections) read `to`.
   void replaceAllUsesWith(Value *from, Value *to);
 
-  /// A deep copy: same schedule, names, types, attributes, locations, regions,
-  /// devices, control dependencies, outputs and collections. Ids are dense
-  /// again in the copy. Linear in ops + edges.
-  std::unique_ptr<Graph> clone() const;
+  /// What a clone does with ids.
+  enum class CloneIds {
+    /// Dense again, in schedule order.
+    Renumber,
+    /// The original's ids, id bounds, use-list and control-user order: the
+    /// copy then behaves exactly as the original would.
+    Keep,
+  };
+  /// A deep copy: same schedule, names (and the suffixes `uniqueName` will
+  /// try next), types, attributes, locations, regions, devices, control
+  /// dependencies, outputs and collections. Linear in ops + edges.
+  std::unique_ptr<Graph> clone(CloneIds ids = CloneIds::Renumber) const;
+  /// Exchanges the contents of two graphs (ops, values, names, ids); the
+  /// ops' `graph()` follow. Linear in ops.
+  void swap(Graph &other);
 
   /// One past the largest op id ever handed out.
   unsigned opIdBound() const { return nextOpId_; }
