@@ -29,3 +29,5 @@ endif()
 # COIN-OR CBC (the `ilp` planner's MILP solver) ships a pkg-config file but no CMake
 # config.
 pkg_check_modules(CBC REQUIRED IMPORTED_TARGET cbc)
+# Boost.Graph (the `mincut` planner's max-flow), header-only.
+find_package(Boost 1.74 REQUIRED)

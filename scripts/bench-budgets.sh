@@ -5,21 +5,30 @@
 # `chain`, and `sqrtn`, `memory` built as given and judged against the budget)
 # with its final peak as a share of plain autodiff's, or `over` when that peak
 # is over the budget. Prints a Markdown table.
-# Usage: bench-budgets.sh REMAT WORKDIR [MODEL-SPEC ...]
-# A MODEL-SPEC is a zoo model with options, e.g. "mlp --layers=100".
+# Usage: [PLANNERS="auto chain ..."] [BUDGETS="30 50 70"] bench-budgets.sh REMAT WORKDIR [MODEL-SPEC ...]
+# A MODEL-SPEC is a zoo model with options, e.g. "mlp --layers=100". PLANNERS
+# (default: auto chain sqrtn memory) and BUDGETS (default: 30 to 90 by 10)
+# choose the columns and rows.
 set -eu
 remat=$1 work=$2
 shift 2
 mkdir -p "$work"
 [ $# -gt 0 ] || set -- densenet lstm mlp mobilenet_v2 resnet transformer unet vgg
 . "$(dirname "$0")/bench-common.sh"
-echo "| model | ops | budget | auto | chain | sqrtn | memory | auto plans, seconds |"
-echo "|---|---|---|---|---|---|---|---|"
+planners=${PLANNERS:-auto chain sqrtn memory}
+budgets=${BUDGETS:-30 40 50 60 70 80 90}
+header="| model | ops | budget |" rule="|---|---|---|"
+for planner in $planners; do
+  header="$header $planner |" rule="$rule---|"
+done
+echo "$header auto plans, seconds |"
+echo "$rule---|"
 for spec in "$@"; do
   zoo_model "$remat" "$work" "$spec"
-  for budget in 30 40 50 60 70 80 90; do
+  auto="-"
+  for budget in $budgets; do
     row="| $spec | $ops | $budget% |"
-    for planner in auto chain sqrtn memory; do
+    for planner in $planners; do
       r="$work/$name.$budget.$planner.json"
       start=$(date +%s.%N)
       if ! "$remat" opt "$work/$name.remat" --budget="$budget%" \

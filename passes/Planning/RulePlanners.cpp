@@ -198,6 +198,8 @@ void registerAllPlanners(PlannerRegistry &registry) {
   strategies::registerIlpPlanner(registry);
   strategies::registerChainPlanner(registry);
   strategies::registerApPlanners(registry);
+  strategies::registerXlaPlanner(registry);
+  strategies::registerMinCutPlanner(registry);
 }
 
 } // namespace remat

@@ -84,6 +84,8 @@ void registerExplicitSchedulePlanner(PlannerRegistry &registry);
 void registerIlpPlanner(PlannerRegistry &registry);
 void registerChainPlanner(PlannerRegistry &registry);
 void registerApPlanners(PlannerRegistry &registry);
+void registerXlaPlanner(PlannerRegistry &registry);
+void registerMinCutPlanner(PlannerRegistry &registry);
 
 } // namespace remat::strategies
 

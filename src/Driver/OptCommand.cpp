@@ -53,12 +53,13 @@ const CommandSpec &optSpec() {
           "verification; the gradient of param `p` is the output `p.grad`.\n"
           "Planners (--strategy or --planner): none (plain autodiff, the "
           "default), all,\ncollection, speed, memory, sqrtn[=K], names=a,b, "
-          "regions[=p,q], schedule=B:V+W,...,\nilp[=SECONDS] and auto (both "
-          "with --budget; docs/planners.md). With -p, "
-          "runs the pass\npipeline PIPELINE instead: a comma-separated list "
-          "of passes, each with optional\noptions: `dce,cse,toposort` or "
-          "`dce{keep-unused-leaves=false}`. The result is\nverified before "
-          "it is printed.",
+          "regions[=p,q], schedule=B:V+W,...,\nap-sqrtn, mincut (PyTorch's "
+          "min-cut partitioner), and with --budget ilp[=SECONDS],\n"
+          "chain[=STAGES], ap-greedy, xla (XLA's rematerialization) and "
+          "auto (docs/planners.md).\nWith -p, runs the pass pipeline PIPELINE "
+          "instead: a comma-separated list of passes,\neach with optional "
+          "options: `dce,cse,toposort` or `dce{keep-unused-leaves=false}`.\n"
+          "The result is verified before it is printed.",
       .options = {
           {.name = "strategy",
            .valueName = "S",

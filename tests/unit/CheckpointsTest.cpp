@@ -84,7 +84,7 @@ TEST(CheckpointsParseTest, Spellings) {
                           "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
                           "regions=PATH,...", "schedule=B:V+W,...", "ilp",
                           "ilp=SECONDS", "chain", "chain=STAGES",
-                          "ap-sqrtn", "ap-greedy"));
+                          "ap-sqrtn", "ap-greedy", "xla", "mincut"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
@@ -92,12 +92,12 @@ TEST(CheckpointsParseTest, Errors) {
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy)");
+            "chain=STAGES, ap-sqrtn, ap-greedy, xla, mincut)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy)");
+            "chain=STAGES, ap-sqrtn, ap-greedy, xla, mincut)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),

@@ -12,6 +12,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <tuple>
+
 namespace remat::ilp {
 namespace {
 
@@ -119,6 +121,34 @@ std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
       steps.push_back(std::move(step));
   }
   return steps;
+}
+
+std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,
+                                         std::vector<NodeCopy> copies) {
+  llvm::sort(copies, [](const NodeCopy &a, const NodeCopy &b) {
+    return std::tie(a.before, a.node) < std::tie(b.before, b.node);
+  });
+  std::vector<RecomputeStep> steps;
+  for (size_t i = 0; i < copies.size(); ++i) {
+    const NodeCopy &copy = copies[i];
+    if (i > 0 && copy.before == copies[i - 1].before &&
+        copy.node == copies[i - 1].node)
+      continue;
+    if (steps.empty() ||
+        steps.back().before != graph.ops[copy.before].front())
+      steps.push_back({graph.ops[copy.before].front(), {}});
+    llvm::append_range(steps.back().ops, graph.ops[copy.node]);
+  }
+  return steps;
+}
+
+std::vector<std::vector<int>> readersOf(const RematProblem &problem) {
+  std::vector<std::vector<int>> readers(problem.nodes.size());
+  for (int reader = 0, e = int(problem.nodes.size()); reader < e; ++reader)
+    for (int dep : problem.nodes[reader].deps)
+      if (readers[dep].empty() || readers[dep].back() != reader)
+        readers[dep].push_back(reader);
+  return readers;
 }
 
 } // namespace remat::ilp

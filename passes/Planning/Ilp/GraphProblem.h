@@ -43,6 +43,21 @@ GraphProblem buildGraphProblem(const PlanningProblem &problem);
 std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
                                    const RematSchedule &schedule);
 
+/// A copy of forward node `node` made just before node `before`.
+struct NodeCopy {
+  int before = 0;
+  int node = 0;
+};
+
+/// The steps that make `copies` (duplicates allowed): one per `before`
+/// node, its copies' ops in forward order. O(C log C) for C copies, not
+/// O(nodes^2) as a `RematSchedule`.
+std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,
+                                         std::vector<NodeCopy> copies);
+
+/// By node: the nodes that read it, increasing, each once. O(nodes + edges).
+std::vector<std::vector<int>> readersOf(const RematProblem &problem);
+
 } // namespace remat::ilp
 
 #endif // REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
