@@ -9,9 +9,11 @@
 /// training graph's node graph (Ilp/GraphProblem.h) in its order. The walk
 /// visits the nodes; wherever the live bytes exceed the budget it
 /// rematerializes the live forward value of least compute cost per byte
-/// freed (XLA's ranking: the bytes of its dead operands, which the copies
-/// revive, count against it), with a copy before each of its remaining
-/// readers, and repeats until the budget is met or no candidate is left.
+/// freed (XLA's ranking), with a copy before each of its remaining readers,
+/// and repeats until the budget is met or no candidate is left. Operands
+/// that are dead there are recomputed with it (a block, XLA's
+/// `block_size_limit`, up to three deep), and the bytes of the dead
+/// operands below the block, which the copies revive, count against it.
 /// Copies are never rematerialized again. The candidates sit in a heap whose
 /// keys never overrate a candidate, so a walk costs O((N + E + C * F)
 /// log N) for C copies of fan-out F, not XLA's O(N) scan per step.
@@ -38,6 +40,11 @@
 
 namespace remat::strategies {
 namespace {
+
+/// The most nodes rematerialized as one block: a value and its operands
+/// dead at the program point, down to this depth (XLA's `block_size_limit`,
+/// counted along operand chains).
+constexpr int kBlockSize = 3;
 
 /// The walk over slots: node n runs at slot 2n + 1, the copies made before
 /// it at slot 2n. A value is live from the slot that computes it to the last
@@ -107,6 +114,10 @@ private:
   }
   /// `node` became live now: it and its live readers may rank higher.
   void revived(int node);
+  void pushReaders(int node);
+  /// A copy at `slot` reads `dep`: when no computation of it is live
+  /// there, `dep` is copied at `slot` too, and so on down the block.
+  void readOrCopyAt(int dep, int slot);
   /// The best candidate now, or -1.
   int pickCandidate();
   /// Copies `node` before each of its original's remaining readers.
@@ -134,23 +145,57 @@ private:
       copyStarts_;
 };
 
+/// `deps` without repeats.
+static std::vector<int> distinct(const std::vector<int> &deps) {
+  std::vector<int> result;
+  for (int dep : deps)
+    if (!llvm::is_contained(result, dep))
+      result.push_back(dep);
+  return result;
+}
+
 std::optional<XlaWalk::Key> XlaWalk::keyOf(int node) const {
-  int64_t freed = nodes_[node].bytes;
-  const std::vector<int> &deps = nodes_[node].deps;
-  for (size_t i = 0; i < deps.size(); ++i)
-    if (!llvm::is_contained(llvm::ArrayRef(deps).take_front(i), deps[i]) &&
-        !isLive(deps[i]))
-      freed -= nodes_[deps[i]].bytes;
+  int64_t freed = nodes_[node].bytes, cost = nodes_[node].cost;
+  // The block: the value and its dead operands up to kBlockSize deep,
+  // recomputed together; the dead operands below it are revived.
+  std::vector<std::pair<int, int>> block = {{node, 1}};
+  std::vector<int> revived;
+  for (size_t i = 0; i < block.size(); ++i) {
+    auto [member, size] = block[i];
+    for (int dep : distinct(nodes_[member].deps)) {
+      if (isLive(dep) || llvm::is_contained(revived, dep) ||
+          llvm::any_of(block, [&](auto &other) { return other.first == dep; }))
+        continue;
+      if (size < kBlockSize) {
+        block.push_back({dep, size + 1});
+        cost += nodes_[dep].cost;
+      } else {
+        revived.push_back(dep);
+        freed -= nodes_[dep].bytes;
+      }
+    }
+  }
   if (freed <= 0)
     return std::nullopt;
-  return Key{double(nodes_[node].cost) / double(freed), -freed, node};
+  return Key{double(cost) / double(freed), -freed, node};
 }
 
 void XlaWalk::revived(int node) {
   push(node);
-  for (int reader : readers_[node])
-    if (reader < numForward_)
-      push(reader);
+  pushReaders(node);
+}
+
+void XlaWalk::pushReaders(int node) {
+  // Readers rank higher with a live operand, and so do the values whose
+  // blocks may reach it.
+  std::vector<std::pair<int, int>> readers = {{node, 1}};
+  for (size_t i = 0; i < readers.size(); ++i)
+    for (int reader : readers_[readers[i].first])
+      if (reader < numForward_) {
+        push(reader);
+        if (readers[i].second < kBlockSize)
+          readers.push_back({reader, readers[i].second + 1});
+      }
 }
 
 int XlaWalk::pickCandidate() {
@@ -225,8 +270,32 @@ void XlaWalk::rematerialize(int node) {
     applyAt(copy.end + 1, -bytes);
     copyStarts_.push({copy.start, node});
     copies.push_back({copy.start / 2, node});
-    for (int dep : nodes_[node].deps)
-      readAt(dep, copy.start);
+    for (int dep : distinct(nodes_[node].deps))
+      readOrCopyAt(dep, copy.start);
+  }
+}
+
+void XlaWalk::readOrCopyAt(int dep, int slot) {
+  std::vector<std::pair<int, int>> work = {{dep, 2}};
+  while (!work.empty()) {
+    auto [operand, size] = work.back();
+    work.pop_back();
+    int copy = copyAt(operand, slot);
+    int end = copy < 0 ? originalEnd_[operand] : copies_[operand][copy].end;
+    if (size > kBlockSize || isLive(operand) || end >= slot) {
+      readAt(operand, slot);
+      continue;
+    }
+    std::vector<Copy> &list = copies_[operand];
+    auto at = llvm::partition_point(
+        list, [&](const Copy &other) { return other.start <= slot; });
+    list.insert(at, Copy{slot, slot});
+    applyAt(slot, nodes_[operand].bytes);
+    applyAt(slot + 1, -nodes_[operand].bytes);
+    copyStarts_.push({slot, operand});
+    copies.push_back({slot / 2, operand});
+    for (int second : distinct(nodes_[operand].deps))
+      work.push_back({second, size + 1});
   }
 }
 
@@ -254,9 +323,7 @@ void XlaWalk::run() {
     while (!copyStarts_.empty() && copyStarts_.top().first <= now_) {
       int node = copyStarts_.top().second;
       copyStarts_.pop();
-      for (int reader : readers_[node])
-        if (reader < numForward_)
-          push(reader);
+      pushReaders(node);
     }
     // The previous node's results: the one running now is no candidate.
     if (current_ > 0)

@@ -251,14 +251,20 @@ std::unique_ptr<Graph> randomGraph(std::mt19937 &random, int size) {
 
 TEST(BaselinePlannersTest, RandomGraphsAndBudgetsAreMeasuredAndBitwise) {
   std::mt19937 random(20261125);
+  int recomputing = 0;
   for (int round = 0; round < 12; ++round) {
     std::unique_ptr<Graph> forward = randomGraph(random, 10 + random() % 30);
     ASSERT_TRUE(forward);
     std::string budget = std::to_string(30 + random() % 66) + "%";
     SCOPED_TRACE(fmt::format("round {} at {}", round, budget));
-    for (const char *planner : {"xla", "mincut"})
-      measureTraining(*forward, planner, budget, round);
+    for (const char *planner : {"xla", "mincut"}) {
+      std::optional<MeasuredTraining> built =
+          measureTraining(*forward, planner, budget, round);
+      recomputing += built && built->report.flopsRecompute > 0;
+    }
   }
+  // Most plans recompute something: the checks above see copies.
+  EXPECT_GE(recomputing, 12);
 }
 
 /// Small residual, attention and recurrent models for executor checks.
