@@ -16,6 +16,7 @@
 #include "Planning/MinCut/MinimumCut.h"
 
 #include "MeasuredTraining.h"
+#include "SmallZooModels.h"
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Builder.h"
@@ -267,25 +268,9 @@ TEST(BaselinePlannersTest, RandomGraphsAndBudgetsAreMeasuredAndBitwise) {
   EXPECT_GE(recomputing, 12);
 }
 
-/// Small residual, attention and recurrent models for executor checks.
-std::vector<std::pair<std::string, ZooOptions>> smallZooModels() {
-  return {
-      {"resnet",
-       {{"preact", "true"}, {"depth", "11"}, {"batch", "2"}, {"image", "16"}}},
-      {"transformer",
-       {{"layers", "2"},
-        {"d-model", "16"},
-        {"heads", "2"},
-        {"seq", "4"},
-        {"batch", "2"},
-        {"vocab", "20"},
-        {"dropout", "0.1"}}},
-      {"lstm", {{"steps", "5"}, {"hidden", "8"}, {"batch", "2"}}}};
-}
-
 TEST(BaselinePlannersTest, AutoIsNeverCostlierThanEitherOnZooModels) {
   std::mt19937 random(2611);
-  for (const auto &[name, options] : smallZooModels()) {
+  for (const auto &[name, options] : executableZooModels()) {
     std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
     for (int draw = 0; draw < 2; ++draw) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "MeasuredTraining.h"
+#include "SmallZooModels.h"
 
 #include "remat/Zoo/Zoo.h"
 
@@ -131,26 +132,10 @@ TEST(BudgetTest, AutoNeedsABudget) {
             std::string::npos);
 }
 
-/// Small residual, attention and recurrent models for executor checks.
-std::vector<std::pair<std::string, ZooOptions>> smallZooModels() {
-  return {
-      {"resnet",
-       {{"preact", "true"}, {"depth", "11"}, {"batch", "1"}, {"image", "16"}}},
-      {"transformer",
-       {{"layers", "2"},
-        {"d-model", "16"},
-        {"heads", "2"},
-        {"seq", "4"},
-        {"batch", "2"},
-        {"vocab", "20"},
-        {"dropout", "0.1"}}},
-      {"lstm", {{"steps", "5"}, {"hidden", "8"}, {"batch", "2"}}}};
-}
-
 TEST(BudgetTest, ZooModelsStayWithinHalfTheirPeak) {
   // Each model's budget is half its plain peak; where a plan reaches it the
   // executor must measure at most that, with bitwise-equal gradients.
-  for (const auto &[name, options] : smallZooModels()) {
+  for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
     std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
@@ -283,7 +268,7 @@ TEST(BudgetTest, TheChainPlannerMeetsBudgetsNoCostlierThanKeptValuePlans) {
 }
 
 TEST(BudgetTest, TheChainPlannerKeepsGradientsOnResidualAndRecurrentModels) {
-  for (const auto &[name, options] : smallZooModels()) {
+  for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
     std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);
@@ -334,7 +319,7 @@ TEST(BudgetTest, RandomBudgetsForEveryBudgetPlanner) {
   // each planner builds, the executor measures the reported peak, within
   // the budget whenever the report says so, and the same gradients.
   std::mt19937 rng(2026);
-  for (const auto &[name, options] : smallZooModels()) {
+  for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
     std::unique_ptr<Graph> forward = zooModel(name, options);
     ASSERT_TRUE(forward);

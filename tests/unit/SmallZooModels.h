@@ -83,6 +83,24 @@ inline std::vector<SmallModel> smallModels() {
   };
 }
 
+/// Small residual, attention (with dropout) and recurrent models that the
+/// executor runs in a fraction of a second: the tests that plan at a budget
+/// and measure the planned graph.
+inline std::vector<SmallModel> executableZooModels() {
+  return {
+      {"resnet",
+       {{"preact", "true"}, {"depth", "11"}, {"batch", "1"}, {"image", "16"}}},
+      {"transformer",
+       {{"layers", "2"},
+        {"d-model", "16"},
+        {"heads", "2"},
+        {"seq", "4"},
+        {"batch", "2"},
+        {"vocab", "20"},
+        {"dropout", "0.1"}}},
+      {"lstm", {{"steps", "5"}, {"hidden", "8"}, {"batch", "2"}}}};
+}
+
 } // namespace remat
 
 #endif // REMAT_TESTS_UNIT_SMALLZOOMODELS_H
