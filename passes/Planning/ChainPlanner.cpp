@@ -43,17 +43,16 @@ namespace {
 constexpr int kDefaultStages = 32;
 constexpr int64_t kDefaultSlots = 512;
 
-/// Bytes of the gradient outputs, each storage counted once.
-int64_t gradientOutputBytes(const PlanningProblem &problem) {
-  llvm::SmallPtrSet<const Value *, 16> owners;
-  int64_t bytes = 0;
+/// The storage owners of the gradient outputs, each once, in output order.
+std::vector<const Value *> gradientOutputs(const PlanningProblem &problem) {
+  llvm::SmallPtrSet<const Value *, 16> seen;
+  std::vector<const Value *> owners;
   for (const Value *output : problem.graph->outputs()) {
     const Value *owner = storageOwner(output);
-    if (!problem.isForward(*owner->producer()) && owners.insert(owner).second)
-      if (llvm::AddOverflow(bytes, owner->type().byteSize(), bytes))
-        return std::numeric_limits<int64_t>::max();
+    if (!problem.isForward(*owner->producer()) && seen.insert(owner).second)
+      owners.push_back(owner);
   }
-  return bytes;
+  return owners;
 }
 
 /// The schedule of least modelled peak, from a table wide enough to keep
@@ -67,7 +66,8 @@ solveForLowestPeak(const chain::ChainProblem &problem,
   wide.budgetBytes = wide.constantBytes;
   for (chain::ChainStage &stage : wide.stages) {
     wide.budgetBytes +=
-        stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+        stage.savedBytes + stage.outputBytes + stage.gradientBytes +
+        stage.paramGradientBytes;
     stage.leanRuns.clear();
   }
   chain::DpOptions oldSlots = options;
@@ -100,7 +100,7 @@ public:
     }
     REMAT_ASSIGN_OR_RETURN(chain::BlockChain blocks,
                            chain::buildBlockChain(graph,
-                                                  gradientOutputBytes(problem),
+                                                  gradientOutputs(problem),
                                                   maxStages_));
     blocks.problem.budgetBytes = *problem.budgetBytes;
     chain::DpOptions options;

@@ -59,6 +59,16 @@ Fixture differentiated() {
   return fixture;
 }
 
+/// The graph's gradient outputs: w's gradient, 16 bytes.
+std::vector<const Value *> gradientOutputs(const Fixture &fixture) {
+  std::vector<const Value *> outputs;
+  for (const Value *output : fixture.graph->outputs())
+    if (!fixture.planning.isForward(*output->producer()))
+      outputs.push_back(output);
+  EXPECT_EQ(outputs.size(), 1u);
+  return outputs;
+}
+
 /// The name of the first operand of the op of graph-problem node `node`.
 std::string operandOf(const ilp::GraphProblem &problem, int node) {
   return problem.ops[node].front()->operand(0)->name().str();
@@ -67,7 +77,7 @@ std::string operandOf(const ilp::GraphProblem &problem, int node) {
 TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   Fixture fixture = differentiated();
   absl::StatusOr<BlockChain> chain =
-      buildBlockChain(fixture.problem, /*gradientOutputBytes=*/16, 10);
+      buildBlockChain(fixture.problem, gradientOutputs(fixture), 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
   EXPECT_EQ(chain->numBlocks, 4);
   ASSERT_EQ(chain->problem.stages.size(), 4u);
@@ -92,8 +102,15 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   // mul, sin + add, sin, sin: 4 FLOPs per f32[4] elementwise op.
   EXPECT_EQ(chain->problem.stages[1].forwardCost, 8);
   EXPECT_EQ(chain->problem.stages[2].forwardCost, 4);
-  // w and x, the loss, and w's gradient.
-  EXPECT_EQ(chain->problem.constantBytes, 16 + 16 + 4 + 16);
+  // w and x, and the loss.
+  EXPECT_EQ(chain->problem.constantBytes, 16 + 16 + 4);
+  // w's gradient, mul(x, gradient of %a), reads no forward node: it comes
+  // in the backward of the last stage to read one, stage 1 (whose backward
+  // reads its input %a for cos(%a)), and lives from there.
+  std::vector<int64_t> paramGradients;
+  for (const ChainStage &stage : chain->problem.stages)
+    paramGradients.push_back(stage.paramGradientBytes);
+  EXPECT_EQ(paramGradients, (std::vector<int64_t>{0, 16, 0, 0}));
 
   // Stage k's backward starts where the first gradient op reads stage k's
   // input (cos of %a, %c); the last stage's at the first gradient node;
@@ -111,7 +128,7 @@ TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
   Fixture fixture = differentiated();
   // 80 bytes of forward values; the first stage closes once it holds
   // half: {a}, {b, c} (48 bytes), then {d}, {e, loss}.
-  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 2);
+  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, gradientOutputs(fixture), 2);
   ASSERT_TRUE(chain.ok()) << chain.status();
   EXPECT_EQ(chain->numBlocks, 4);
   ASSERT_EQ(chain->problem.stages.size(), 2u);
@@ -127,7 +144,7 @@ TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
 
 TEST(BlockChainTest, ForwardRunsAfterTheFirstBackwardBecomeSteps) {
   Fixture fixture = differentiated();
-  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 10);
+  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, gradientOutputs(fixture), 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
   // The forward pass, then stage 2 run again (from %c) before backward 2,
   // and stages 1, 2 and 1 again before backward 1: two steps, as a step
