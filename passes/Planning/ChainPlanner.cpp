@@ -57,19 +57,23 @@ std::vector<const Value *> gradientOutputs(const PlanningProblem &problem) {
 
 /// The schedule of least modelled peak, from a table wide enough to keep
 /// everything (`validateChain` has checked that this total fits int64),
-/// without lean runs: the budget search lands here when a plan's final
-/// peak came out over the model, and full runs are modelled closest.
+/// without lean runs and with the parameter gradients held throughout: the
+/// budget search lands here when a plan's final peak came out over the
+/// model, and that model is the most conservative (full runs are modelled
+/// closest; gradients counted early leave room for what the chain misses).
 absl::StatusOr<chain::ChainResult>
 solveForLowestPeak(const chain::ChainProblem &problem,
                    const chain::DpOptions &options) {
   chain::ChainProblem wide = problem;
-  wide.budgetBytes = wide.constantBytes;
   for (chain::ChainStage &stage : wide.stages) {
-    wide.budgetBytes +=
-        stage.savedBytes + stage.outputBytes + stage.gradientBytes +
-        stage.paramGradientBytes;
+    wide.constantBytes += stage.paramGradientBytes;
+    stage.paramGradientBytes = 0;
     stage.leanRuns.clear();
   }
+  wide.budgetBytes = wide.constantBytes;
+  for (const chain::ChainStage &stage : wide.stages)
+    wide.budgetBytes +=
+        stage.savedBytes + stage.outputBytes + stage.gradientBytes;
   chain::DpOptions oldSlots = options;
   oldSlots.fitSlots = false;
   return chain::solveChainDpLowestPeak(wide, oldSlots);
