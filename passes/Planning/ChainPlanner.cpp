@@ -127,12 +127,13 @@ public:
       REMAT_ASSIGN_OR_RETURN(result,
                              chain::solveChainDp(blocks.problem, options));
     }
+    const chain::ChainProblem &solved = late ? blocks.problem : held;
     if (problem.onProgress)
       problem.onProgress(fmt::format(
           "chain: {} bottleneck blocks in {} stages, {} slots of {}; {}{}{}",
           blocks.numBlocks, blocks.problem.stages.size(),
           std::max<int64_t>(
-              0, (blocks.problem.budgetBytes - blocks.problem.constantBytes) /
+              0, (solved.budgetBytes - solved.constantBytes) /
                      result.slotBytes),
           formatBytes(result.slotBytes),
           result.status == chain::ChainStatusKind::Optimal
@@ -141,7 +142,9 @@ public:
                             result.cost.recomputeCost)
               : std::string("no schedule fits"),
           leanRunsNote(result.schedule),
-          late ? ", parameter gradients counted from their backward" : ""));
+          late && result.status == chain::ChainStatusKind::Optimal
+              ? ", parameter gradients counted from their backward"
+              : ""));
 
     if (result.status == chain::ChainStatusKind::Infeasible) {
       REMAT_ASSIGN_OR_RETURN(result,
@@ -156,7 +159,7 @@ public:
           "chain: no schedule of the {}-stage chain fits in {} by its model "
           "(constants {}); planned for its lowest modelled peak, {}",
           blocks.problem.stages.size(), formatBytes(*problem.budgetBytes),
-          formatBytes(blocks.problem.constantBytes),
+          formatBytes(held.constantBytes),
           formatBytes(result.cost.peakBytes)));
     }
     std::vector<RecomputeStep> steps =
