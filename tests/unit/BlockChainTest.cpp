@@ -14,6 +14,7 @@
 #include "Planning/Chain/BlockChain.h"
 
 #include "remat/IO/TextFormat.h"
+#include "remat/Pass/Planner.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Autodiff.h"
 
@@ -46,10 +47,25 @@ struct Fixture {
   ilp::GraphProblem problem;
 };
 
-Fixture differentiated() {
+/// A matmul-sin layer of f32[64, 16] activations (4 KiB), then one of
+/// f32[64, 64] (16 KiB): the peak comes early in the backward pass, before
+/// the gradients of the weights (1 and 4 KiB) are made.
+constexpr const char *kWide = R"(graph @wide {
+  param %w0 : f32[16, 16]
+  param %w1 : f32[16, 64]
+  input %x : f32[64, 16]
+  %a = matmul(%x, %w0)
+  %b = sin(%a)
+  %c = matmul(%b, %w1)
+  %d = sin(%c)
+  %loss = reduce_sum(%d)
+  output %loss
+}
+)";
+
+Fixture differentiated(const char *text = kResidual) {
   Fixture fixture;
-  absl::StatusOr<std::unique_ptr<Graph>> graph =
-      parseGraph(kResidual, "residual.remat");
+  absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "test.remat");
   EXPECT_TRUE(graph.ok()) << graph.status();
   fixture.graph = std::move(*graph);
   fixture.planning.graph = fixture.graph.get();
@@ -57,6 +73,15 @@ Fixture differentiated() {
   EXPECT_TRUE(differentiate(*fixture.graph).ok());
   fixture.problem = ilp::buildGraphProblem(fixture.planning);
   return fixture;
+}
+
+/// The graph's gradient outputs (kResidual: w's, 16 bytes).
+std::vector<const Value *> gradientOutputs(const Fixture &fixture) {
+  std::vector<const Value *> outputs;
+  for (const Value *output : fixture.graph->outputs())
+    if (!fixture.planning.isForward(*output->producer()))
+      outputs.push_back(output);
+  return outputs;
 }
 
 /// The name of the first operand of the op of graph-problem node `node`.
@@ -67,7 +92,7 @@ std::string operandOf(const ilp::GraphProblem &problem, int node) {
 TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   Fixture fixture = differentiated();
   absl::StatusOr<BlockChain> chain =
-      buildBlockChain(fixture.problem, /*gradientOutputBytes=*/16, 10);
+      buildBlockChain(fixture.problem, gradientOutputs(fixture), 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
   EXPECT_EQ(chain->numBlocks, 4);
   ASSERT_EQ(chain->problem.stages.size(), 4u);
@@ -92,8 +117,15 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
   // mul, sin + add, sin, sin: 4 FLOPs per f32[4] elementwise op.
   EXPECT_EQ(chain->problem.stages[1].forwardCost, 8);
   EXPECT_EQ(chain->problem.stages[2].forwardCost, 4);
-  // w and x, the loss, and w's gradient.
-  EXPECT_EQ(chain->problem.constantBytes, 16 + 16 + 4 + 16);
+  // w and x, and the loss.
+  EXPECT_EQ(chain->problem.constantBytes, 16 + 16 + 4);
+  // w's gradient, mul(x, gradient of %a), reads no forward node: it comes
+  // in the backward of the last stage to read one, stage 1 (whose backward
+  // reads its input %a for cos(%a)), and lives from there.
+  std::vector<int64_t> paramGradients;
+  for (const ChainStage &stage : chain->problem.stages)
+    paramGradients.push_back(stage.paramGradientBytes);
+  EXPECT_EQ(paramGradients, (std::vector<int64_t>{0, 16, 0, 0}));
 
   // Stage k's backward starts where the first gradient op reads stage k's
   // input (cos of %a, %c); the last stage's at the first gradient node;
@@ -107,11 +139,53 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
       fixture.problem.problem.nodes[chain->firstBackwardNode[3]].backward);
 }
 
+// The chain planner holds parameter gradients throughout unless that admits
+// no schedule: at the lowest peak of the chain with w's gradient counted
+// from backward 1, which holding it from the start exceeds, the planner
+// plans with it counted late and says so; with room for the held model, it
+// plans as before, without the note.
+TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
+  Fixture fixture = differentiated(kWide);
+  absl::StatusOr<BlockChain> chain =
+      buildBlockChain(fixture.problem, gradientOutputs(fixture), 32);
+  ASSERT_TRUE(chain.ok()) << chain.status();
+  ChainProblem late = chain->problem;
+  ChainProblem held = late;
+  for (ChainStage &stage : held.stages) {
+    held.constantBytes += stage.paramGradientBytes;
+    stage.paramGradientBytes = 0;
+  }
+  late.budgetBytes = held.budgetBytes = 1 << 20;
+  absl::StatusOr<ChainResult> lateLowest = solveChainDpLowestPeak(late);
+  absl::StatusOr<ChainResult> heldLowest = solveChainDpLowestPeak(held);
+  ASSERT_TRUE(lateLowest.ok() && heldLowest.ok());
+  ASSERT_LT(lateLowest->cost.peakBytes, heldLowest->cost.peakBytes);
+
+  absl::StatusOr<std::unique_ptr<Planner>> planner =
+      PlannerRegistry::global().create("chain");
+  ASSERT_TRUE(planner.ok()) << planner.status();
+  for (int64_t budget :
+       {lateLowest->cost.peakBytes, heldLowest->cost.peakBytes}) {
+    SCOPED_TRACE(budget);
+    std::string progress;
+    fixture.planning.budgetBytes = budget;
+    fixture.planning.onProgress = [&](llvm::StringRef line) {
+      progress += line.str();
+    };
+    absl::StatusOr<RematPlan> plan = (*planner)->plan(fixture.planning);
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_TRUE(plan->warnings.empty());
+    EXPECT_EQ(progress.find("counted from their backward") != std::string::npos,
+              budget < heldLowest->cost.peakBytes)
+        << progress;
+  }
+}
+
 TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
   Fixture fixture = differentiated();
   // 80 bytes of forward values; the first stage closes once it holds
   // half: {a}, {b, c} (48 bytes), then {d}, {e, loss}.
-  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 2);
+  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, gradientOutputs(fixture), 2);
   ASSERT_TRUE(chain.ok()) << chain.status();
   EXPECT_EQ(chain->numBlocks, 4);
   ASSERT_EQ(chain->problem.stages.size(), 2u);
@@ -127,7 +201,7 @@ TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
 
 TEST(BlockChainTest, ForwardRunsAfterTheFirstBackwardBecomeSteps) {
   Fixture fixture = differentiated();
-  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, 16, 10);
+  absl::StatusOr<BlockChain> chain = buildBlockChain(fixture.problem, gradientOutputs(fixture), 10);
   ASSERT_TRUE(chain.ok()) << chain.status();
   // The forward pass, then stage 2 run again (from %c) before backward 2,
   // and stages 1, 2 and 1 again before backward 1: two steps, as a step

@@ -77,7 +77,9 @@ std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
   ilp::RematProblem dag = toRematProblem(chain);
   int n = int(dag.nodes.size());
   EXPECT_LE(n, 26);
-  int numBackward = int(chain.stages.size());
+  // Backwards and parameter gradients' nodes, made once each, in order.
+  int numBackward = int(llvm::count_if(
+      dag.nodes, [](const ilp::RematNode &node) { return node.backward; }));
   std::vector<uint32_t> deps(n, 0);
   for (int k = 0; k < n; ++k)
     for (int dep : dag.nodes[k].deps)
@@ -145,6 +147,14 @@ ChainProblem randomChain(std::mt19937 &rng, int numStages) {
   return problem;
 }
 
+/// A random chain whose backwards make 0 to 4 bytes of parameter gradients.
+ChainProblem randomChainWithParamGradients(std::mt19937 &rng, int numStages) {
+  ChainProblem problem = randomChain(rng, numStages);
+  for (ChainStage &stage : problem.stages)
+    stage.paramGradientBytes = std::uniform_int_distribution<int>(0, 4)(rng);
+  return problem;
+}
+
 /// Budgets from one byte under what the largest single op needs (certainly
 /// infeasible) to the peak of keeping everything (certainly feasible): both
 /// bounds computed on the DAG, without the DP.
@@ -197,6 +207,37 @@ TEST(ChainDpTest, ThreeStagesHandDerived) {
   problem.constantBytes = 4;
   problem.budgetBytes = 3;
   EXPECT_EQ(solve(problem).status, ChainStatusKind::Infeasible);
+}
+
+// Two one-byte stages whose first stage's backward makes 2 bytes of
+// parameter gradients: nodes h0 f0 h1 b1 b0. Kept whole, the b1 step holds
+// h0 f0 h1 b1 (4 bytes) and the b0 step h0 b1 b0 and the 2 gradient bytes
+// (5): no recomputation, cost 4, in 5 bytes. Counted as constants from the
+// start, the same 2 bytes would make the b1 step 6; in 5 bytes h0 must go
+// before b1 (f0 h1 b1 + 2) and be run again for b0 (b1 h0 b0 + 2): cost 5.
+// Nothing fits in 4, as the b0 step needs 5 either way.
+TEST(ChainDpTest, ParamGradientsCountFromTheirBackward) {
+  ChainProblem problem = uniformChain(2);
+  problem.stages[0].paramGradientBytes = 2;
+  problem.budgetBytes = 5;
+  ChainResult late = solve(problem);
+  ASSERT_EQ(late.status, ChainStatusKind::Optimal);
+  EXPECT_EQ(late.cost.cost, 4);
+  EXPECT_EQ(late.cost.recomputeCost, 0);
+  EXPECT_EQ(late.cost.peakBytes, 5);
+  EXPECT_EQ(pebbleOptimum(problem), 4);
+
+  ChainProblem constant = uniformChain(2);
+  constant.constantBytes = 2;
+  constant.budgetBytes = 5;
+  ChainResult early = solve(constant);
+  ASSERT_EQ(early.status, ChainStatusKind::Optimal);
+  EXPECT_EQ(early.cost.cost, 5);
+  EXPECT_EQ(forwardRuns(early.schedule, 0), 2);
+
+  problem.budgetBytes = 4;
+  EXPECT_EQ(solve(problem).status, ChainStatusKind::Infeasible);
+  EXPECT_EQ(pebbleOptimum(problem), std::nullopt);
 }
 
 // Four one-byte stages in 4 bytes: the b2 and b1 steps (incoming gradient,
@@ -276,6 +317,40 @@ TEST(ChainDpTest, RandomChainsAgainstExhaustiveSearch) {
   EXPECT_LE(worstGap, 0.11);
 }
 
+// RandomChainsAgainstExhaustiveSearch with parameter gradients, which each
+// backward adds for the rest of the schedule: the DP's subproblems count
+// those of later stages as taken and their own as they make them.
+TEST(ChainDpTest, RandomChainsWithParamGradientsAgainstExhaustiveSearch) {
+  std::mt19937 rng(2020);
+  int infeasible = 0, recomputing = 0, worse = 0, total = 0;
+  for (int trial = 0; trial < 50; ++trial) {
+    ChainProblem problem = randomChainWithParamGradients(rng, 1 + trial % 5);
+    for (int64_t budget : budgetsToTry(problem, 4)) {
+      SCOPED_TRACE(::testing::Message()
+                   << "trial " << trial << " budget " << budget);
+      problem.budgetBytes = budget;
+      std::optional<int64_t> expected = pebbleOptimum(problem);
+      ChainResult result = solve(problem);
+      ++total;
+      if (!expected) {
+        ++infeasible;
+        EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+        continue;
+      }
+      ASSERT_EQ(result.status, ChainStatusKind::Optimal);
+      EXPECT_GE(result.cost.cost, *expected);
+      worse += result.cost.cost > *expected;
+      recomputing += result.cost.recomputeCost > 0;
+    }
+  }
+  // As without gradients, the DP matches exhaustive search but where the
+  // optimum rebuilds a dropped checkpoint (KnownGap): none of these 250.
+  EXPECT_EQ(total, 250);
+  EXPECT_GE(infeasible, 50);
+  EXPECT_GE(recomputing, 20);
+  EXPECT_LE(worse, 1);
+}
+
 // The one case of RandomChainsAgainstExhaustiveSearch where the DP is not
 // optimal. The MILP keeps h1 (stage 1's saved activations, 2 bytes) as the
 // source of f1 through b3, drops it when b2's stage needs the room, runs it
@@ -314,6 +389,31 @@ TEST(ChainDpTest, MatchesIlpOnRandomChains) {
   int recomputing = 0;
   for (int n = 3; n <= 5; ++n) {
     ChainProblem problem = randomChain(rng, n);
+    for (int64_t budget : budgetsToTry(problem, 5)) {
+      SCOPED_TRACE(::testing::Message() << n << " stages, budget " << budget);
+      problem.budgetBytes = budget;
+      ilp::IlpResult expected = solveIlp(problem);
+      ChainResult result = solve(problem);
+      if (expected.status == ilp::IlpStatusKind::Infeasible) {
+        EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+        continue;
+      }
+      ASSERT_EQ(expected.status, ilp::IlpStatusKind::Optimal);
+      ASSERT_EQ(result.status, ChainStatusKind::Optimal);
+      EXPECT_EQ(result.cost.cost, expected.cost.cost);
+      recomputing += result.cost.recomputeCost > 0;
+    }
+  }
+  EXPECT_GE(recomputing, 5);
+}
+
+// MatchesIlpOnRandomChains with parameter gradients: on the chain's DAG
+// they are nodes made before their backward and read by the last one.
+TEST(ChainDpTest, MatchesIlpOnRandomChainsWithParamGradients) {
+  std::mt19937 rng(8);
+  int recomputing = 0;
+  for (int n = 3; n <= 5; ++n) {
+    ChainProblem problem = randomChainWithParamGradients(rng, n);
     for (int64_t budget : budgetsToTry(problem, 5)) {
       SCOPED_TRACE(::testing::Message() << n << " stages, budget " << budget);
       problem.budgetBytes = budget;

@@ -135,7 +135,7 @@ std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
 // cost 2 + 5 + 3 = 10. Nothing fits in 3.
 TEST(ChainLeanRunsTest, OneStageHandDerived) {
   ChainProblem problem;
-  problem.stages.push_back({2, 5, 0, 4, 1, {{1, 2, 3}}});
+  problem.stages.push_back({2, 5, 0, 4, 1, 0, {{1, 2, 3}}});
   problem.budgetBytes = 5;
   ChainResult whole = solveLean(problem);
   ASSERT_EQ(whole.status, ChainStatusKind::Optimal);

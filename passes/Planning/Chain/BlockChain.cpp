@@ -8,8 +8,10 @@
 
 #include "Planning/Chain/ApBaselines.h"
 
+#include "remat/IR/Value.h"
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -61,7 +63,7 @@ std::vector<int> mergeBlocks(llvm::ArrayRef<int64_t> weights, int maxStages) {
 } // namespace
 
 absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
-                                           int64_t gradientOutputBytes,
+                                           llvm::ArrayRef<const Value *> gradientOutputs,
                                            int maxStages) {
   const ilp::RematProblem &problem = graph.problem;
   int numNodes = int(problem.nodes.size());
@@ -122,13 +124,13 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   ChainProblem &chainProblem = chain.problem;
   chainProblem.stages.resize(numStages);
   chain.firstBackwardNode.assign(numStages, -1);
-  overflow |= llvm::AddOverflow(problem.constantBytes, gradientOutputBytes,
-                                chainProblem.constantBytes);
+  // The stage whose backward runs each gradient op.
+  llvm::DenseMap<const Op *, int> backwardStage;
   int current = numStages - 1;
   for (int node = numForward; node < numNodes; ++node) {
     const ilp::RematNode &info = problem.nodes[node];
     if (graph.ops[node].empty()) {
-      // The sink holding the gradient outputs (`gradientOutputBytes`).
+      // The sink holding the gradient outputs.
       continue;
     }
     for (int dep : info.deps) {
@@ -140,9 +142,21 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
     // A stage whose backward reads nothing of its own starts with the next.
     for (int s = current; s < numStages && chain.firstBackwardNode[s] < 0; ++s)
       chain.firstBackwardNode[s] = node;
+    for (const Op *op : graph.ops[node])
+      backwardStage[op] = current;
     ChainStage &stage = chainProblem.stages[current];
     overflow |=
         llvm::AddOverflow(stage.backwardCost, info.cost, stage.backwardCost);
+  }
+  // Each gradient output lives from the backward that makes it; one made
+  // by no stage's backward counts throughout.
+  chainProblem.constantBytes = problem.constantBytes;
+  for (const Value *output : gradientOutputs) {
+    auto stage = backwardStage.find(output->producer());
+    int64_t &bytes = stage != backwardStage.end()
+                         ? chainProblem.stages[stage->second].paramGradientBytes
+                         : chainProblem.constantBytes;
+    overflow |= llvm::AddOverflow(bytes, output->type().byteSize(), bytes);
   }
 
   for (int node = 0; node < numForward; ++node) {

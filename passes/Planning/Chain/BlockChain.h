@@ -44,12 +44,12 @@ struct BlockChain {
 
 /// The blocks between the bottlenecks of `graph`'s forward nodes, merged
 /// into at most `maxStages` stages of balanced bytes. The gradient outputs
-/// (`gradientOutputBytes`) count as held throughout, as the params do:
-/// conservative, since the chain model has no memory that grows over the
-/// backward pass. Byte and cost totals are checked: an overflow is an
-/// error. O(nodes + edges).
+/// (their storage owners, each once) count from the backward of the stage
+/// that makes them (`paramGradientBytes`), or, made by none, as held
+/// throughout as the params are. Byte and cost totals are checked: an
+/// overflow is an error. O(nodes + edges).
 absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
-                                           int64_t gradientOutputBytes,
+                                           llvm::ArrayRef<const Value *> gradientOutputs,
                                            int maxStages);
 
 /// The steps that realise `schedule` on the graph: the forward runs that

@@ -61,6 +61,8 @@ public:
       saved_.push_back(slots(stage.savedBytes));
       output_.push_back(slots(stage.outputBytes));
       gradient_.push_back(slots(stage.gradientBytes));
+      paramGradients_.push_back(paramGradients_.back() +
+                                slots(stage.paramGradientBytes));
       runs_.emplace_back();
       for (const StageRun &run : stage.leanRuns)
         runs_.back().push_back({slots(run.savedBytes), slots(run.extraBytes),
@@ -89,6 +91,14 @@ public:
   int numStages() const { return numStages_; }
   int64_t saved(int i) const { return saved_[i]; }
   int64_t gradient(int i) const { return gradient_[i]; }
+  /// The parameter gradients of backwards a..b, live once they have run.
+  int64_t paramGradients(int a, int b) const {
+    return a <= b ? paramGradients_[b + 1] - paramGradients_[a] : 0;
+  }
+  /// What backward i makes: the gradient of its input and of its params.
+  int64_t backwardResult(int i) const {
+    return gradient_[i] + paramGradients(i, i);
+  }
   int64_t forwardCost(int i) const { return problem_.stages[i].forwardCost; }
   int64_t backwardCost(int i) const { return problem_.stages[i].backwardCost; }
   /// Stage s's input: the output of stage s-1; the chain's input is constant.
@@ -125,6 +135,8 @@ private:
   const ChainProblem &problem_;
   int numStages_;
   std::vector<int64_t> saved_, output_, gradient_;
+  /// Prefix sums: the parameter gradients of stages before i at [i].
+  std::vector<int64_t> paramGradients_ = {0};
   /// Lean runs in slots (`extraCost` stays in FLOPs).
   std::vector<std::vector<StageRun>> runs_;
 };
@@ -194,8 +206,9 @@ enum class MoveKind {
 };
 
 /// One way to run a subproblem: feasible from `need` slots, costing `cost`
-/// plus the optimum of `child` at m - `shift` slots plus that of `rest` at m
-/// (each when present).
+/// plus the optimum of `child` at m - `shift` slots plus that of `rest` at
+/// m - `restShift`, the parameter gradients the child made (each when
+/// present).
 struct Move {
   MoveKind kind = MoveKind::Done;
   int split = 0;
@@ -206,6 +219,7 @@ struct Move {
   std::optional<Subproblem> child;
   int64_t shift = 0;
   std::optional<Subproblem> rest;
+  int64_t restShift = 0;
 };
 
 /// Fills and reads back the table.
@@ -236,7 +250,8 @@ private:
   /// What `move` costs at m slots; infinite when a part does not fit.
   int64_t costAt(const Move &move, int64_t m) {
     int64_t child = move.child ? table_.row(*move.child)[m - move.shift] : 0;
-    int64_t rest = move.rest ? table_.row(*move.rest)[m] : 0;
+    int64_t rest =
+        move.rest ? table_.row(*move.rest)[m - move.restShift] : 0;
     if (child == kInfinite || rest == kInfinite)
       return kInfinite;
     // validateChain bounds every schedule's cost: no overflow.
@@ -263,12 +278,18 @@ void ChainDp::forEachMove(const Subproblem &p,
     if (!pending)
       return visit({MoveKind::Done});
     Move move{MoveKind::PendingBackward};
-    move.need = chain_.lastInputUse(s, kind, onTop, chain_.gradient(s));
+    move.need = chain_.lastInputUse(s, kind, onTop, chain_.backwardResult(s));
     move.cost = chain_.backwardCost(s);
     return visit(move);
   }
   int64_t firstStep = onTop + chain_.inputLive(s, kind) + chain_.saved(s);
   bool hasChild = s < t || pending;
+  // The last backward the subproblem runs, and the parameter gradients of
+  // backwards c..last, which a child made before the rest runs.
+  int lastBackward = t + int(pending);
+  auto madeFrom = [&](int c) {
+    return chain_.paramGradients(c, lastBackward);
+  };
 
   // A backward that stays in the subproblem may follow a lean run; one left
   // to the caller (`leaves`, and the pending backwards) follows a full run.
@@ -289,14 +310,15 @@ void ChainDp::forEachMove(const Subproblem &p,
       // The input is taken again for backward s.
       keep.need = std::max(
           forwardStep,
-          chain_.lastInputUse(s, kind, backward + chain_.incoming(s),
-                              chain_.gradient(s)));
+          chain_.lastInputUse(s, kind,
+                              backward + chain_.incoming(s) + madeFrom(s + 1),
+                              chain_.backwardResult(s)));
       keep.shift = held + saved;
     } else {
       // Forward s and backward s read the same input.
       keep.need = std::max(
           {forwardStep, chain_.lastInputUse(s, kind, onTop, saved),
-           chain_.input(s) + backward + onTop + chain_.gradient(s)});
+           chain_.input(s) + backward + onTop + chain_.backwardResult(s)});
     }
     if (hasChild) {
       keep.child = Subproblem{s + 1, t, Rematerialised, pending, false};
@@ -323,11 +345,12 @@ void ChainDp::forEachMove(const Subproblem &p,
         if (childLeaves && c > t)
           continue;
         Move hold{moveKind, c};
-        hold.need = need;
         hold.cost = forward;
         hold.child = Subproblem{c, t, childKind, pending, childLeaves};
         hold.shift = held;
         hold.rest = Subproblem{s, c - 1, kind, childLeaves, leaves};
+        hold.restShift = madeFrom(c + int(childLeaves));
+        hold.need = std::max(need, hold.restShift);
         visit(hold);
       }
 
@@ -340,6 +363,8 @@ void ChainDp::forEachMove(const Subproblem &p,
     drop.cost = forward + chain_.forwardCost(c);
     drop.child = Subproblem{c + 1, t, Rematerialised, pending, false};
     drop.rest = Subproblem{s, c - 1, kind, true, leaves};
+    drop.restShift = madeFrom(c + 1);
+    drop.need = std::max(drop.need, drop.restShift);
     visit(drop);
   }
 }
@@ -368,7 +393,8 @@ void ChainDp::fill() {
               const int64_t *child = table_.row(*move.child);
               const int64_t *rest = move.rest ? table_.row(*move.rest) : nullptr;
               for (int64_t m = move.need; m <= last; ++m) {
-                int64_t a = child[m - move.shift], b = rest ? rest[m] : 0;
+                int64_t a = child[m - move.shift],
+                        b = rest ? rest[m - move.restShift] : 0;
                 if (a != kInfinite && b != kInfinite)
                   row[m] = std::min(row[m], move.cost + a + b);
               }
@@ -409,7 +435,7 @@ ChainSchedule ChainDp::schedule(int64_t m) {
       stack.push_back({{}, 0, ChainOp{kind, stage, 0, run}});
     };
     if (chosen->rest)
-      stack.push_back({*chosen->rest, m, {}});
+      stack.push_back({*chosen->rest, m - chosen->restShift, {}});
     int s = p.s, c = chosen->split;
     switch (chosen->kind) {
     case MoveKind::Done:
@@ -452,8 +478,8 @@ ChainSchedule ChainDp::schedule(int64_t m) {
 std::vector<int64_t> chainSizes(const ChainProblem &problem) {
   std::vector<int64_t> sizes;
   for (const ChainStage &stage : problem.stages) {
-    sizes.insert(sizes.end(),
-                 {stage.savedBytes, stage.outputBytes, stage.gradientBytes});
+    sizes.insert(sizes.end(), {stage.savedBytes, stage.outputBytes,
+                               stage.gradientBytes, stage.paramGradientBytes});
     for (const StageRun &run : stage.leanRuns)
       sizes.insert(sizes.end(),
                    {run.savedBytes, run.extraBytes, run.forwardBytes});

@@ -57,6 +57,9 @@ struct ChainStage {
   int64_t savedBytes = 0;
   /// Bytes of the gradient of its input, its backward's result.
   int64_t gradientBytes = 0;
+  /// Bytes of the parameter gradients its backward makes: live from that
+  /// backward to the end of the schedule.
+  int64_t paramGradientBytes = 0;
   /// Alternatives to keeping `savedBytes`: run r > 0 of a `Forward` op is
   /// `leanRuns[r - 1]` (docs/planning-chain.md#lean-runs).
   std::vector<StageRun> leanRuns;
@@ -65,7 +68,8 @@ struct ChainStage {
 /// A chain of stages and a budget, like `ilp::RematProblem`.
 struct ChainProblem {
   std::vector<ChainStage> stages;
-  /// Bytes live throughout: params, the chain's input, parameter gradients.
+  /// Bytes live throughout: params, the chain's input, and the parameter
+  /// gradients that no stage's backward makes.
   int64_t constantBytes = 0;
   /// The most bytes any step may hold, `constantBytes` included.
   int64_t budgetBytes = 0;
@@ -184,15 +188,18 @@ solveChainDpLowestPeak(const ChainProblem &problem,
 
 /// The chain's training DAG (docs/planning-chain.md): per stage a Forward
 /// node (its saved activations) and, but for the last stage, an Output
-/// node; then the Backward nodes from the last stage to the first.
+/// node; then the Backward nodes from the last stage to the first, each
+/// stage with parameter gradients preceded by a node of their bytes that
+/// the last Backward reads (so they live from there to the end).
 ilp::RematProblem toRematProblem(const ChainProblem &problem);
 
 /// The DAG node that `op` computes.
 int dagNode(int numStages, ChainOpKind kind, int stage);
 
 /// `schedule` as Checkmate's R and S matrices over `toRematProblem`: each
-/// recomputation in the stage of the backward that follows it, each result
-/// resident from its op's stage until its last reader's.
+/// recomputation in the stage of the backward that follows it (of its
+/// parameter gradients' node, when it has one), each result resident from
+/// its op's stage until its last reader's.
 absl::StatusOr<ilp::RematSchedule>
 toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule);
 

@@ -34,13 +34,13 @@ absl::Status validateChain(const ChainProblem &problem) {
     const ChainStage &stage = problem.stages[i];
     if (stage.forwardCost < 0 || stage.backwardCost < 0 ||
         stage.outputBytes < 0 || stage.savedBytes < 0 ||
-        stage.gradientBytes < 0)
+        stage.gradientBytes < 0 || stage.paramGradientBytes < 0)
       return invalidArgument(
           "chain problem: stage {} has a negative cost or size", i);
     overflow |= llvm::AddOverflow(forward, stage.forwardCost, forward);
     overflow |= llvm::AddOverflow(backward, stage.backwardCost, backward);
-    for (int64_t size :
-         {stage.outputBytes, stage.savedBytes, stage.gradientBytes})
+    for (int64_t size : {stage.outputBytes, stage.savedBytes,
+                         stage.gradientBytes, stage.paramGradientBytes})
       overflow |= llvm::AddOverflow(bytes, size, bytes);
     // A backward recomputes for one run only: its most costly and largest.
     int64_t extraCost = 0, extraBytes = 0;
@@ -209,6 +209,9 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
     // validateChain bounds the sum of all sizes, and at most one result of
     // each node is live.
     live += bytes;
+    // Parameter gradients live from their backward to the end.
+    if (op.kind == ChainOpKind::Backward)
+      live += problem.stages[op.stage].paramGradientBytes;
     result.peakBytes = std::max(result.peakBytes, live + extraBytes);
     freedAfter[op.lastUse] += bytes;
     live -= freedAfter[k];
