@@ -93,9 +93,16 @@ std::string leanRunsNote(const chain::ChainSchedule &schedule) {
   return lean > 0 ? fmt::format(", {} lean runs", lean) : std::string();
 }
 
+/// What `chain=...` says: the stage count and whether parameter gradients
+/// count from their backward from the start (`late`).
+struct ChainPlannerOptions {
+  int maxStages = kDefaultStages;
+  bool lateGradients = false;
+};
+
 class ChainPlanner : public Planner {
 public:
-  explicit ChainPlanner(int maxStages) : maxStages_(maxStages) {}
+  explicit ChainPlanner(ChainPlannerOptions options) : options_(options) {}
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
@@ -111,22 +118,26 @@ public:
     REMAT_ASSIGN_OR_RETURN(chain::BlockChain blocks,
                            chain::buildBlockChain(graph,
                                                   gradientOutputs(problem),
-                                                  maxStages_));
+                                                  options_.maxStages));
     blocks.problem.budgetBytes = *problem.budgetBytes;
     chain::DpOptions options;
     options.maxSlots = kDefaultSlots;
     // Parameter gradients held throughout leave room for what the chain
-    // misses early in the backward pass (docs/planning-chain.md): counted
-    // from their backward only where that admits no schedule.
+    // misses early in the backward pass (docs/planning-chain.md): unless
+    // told `late`, counted from their backward only where holding them
+    // admits no schedule.
     chain::ChainProblem held = holdParamGradients(blocks.problem);
-    REMAT_ASSIGN_OR_RETURN(chain::ChainResult result,
-                           chain::solveChainDp(held, options));
-    bool late = result.status == chain::ChainStatusKind::Infeasible &&
-                held.constantBytes != blocks.problem.constantBytes;
-    if (late) {
+    bool late = options_.lateGradients;
+    REMAT_ASSIGN_OR_RETURN(
+        chain::ChainResult result,
+        chain::solveChainDp(late ? blocks.problem : held, options));
+    if (!late && result.status == chain::ChainStatusKind::Infeasible &&
+        held.constantBytes != blocks.problem.constantBytes) {
+      late = true;
       REMAT_ASSIGN_OR_RETURN(result,
                              chain::solveChainDp(blocks.problem, options));
     }
+    late &= held.constantBytes != blocks.problem.constantBytes;
     const chain::ChainProblem &solved = late ? blocks.problem : held;
     if (problem.onProgress)
       problem.onProgress(fmt::format(
@@ -172,8 +183,34 @@ public:
   }
 
 private:
-  int maxStages_;
+  ChainPlannerOptions options_;
 };
+
+/// Parses the text after `chain=`: a stage count from 1 to 1000 and
+/// `late`, each at most once, comma-separated.
+absl::StatusOr<ChainPlannerOptions>
+parseChainOptions(llvm::StringRef argument) {
+  REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
+                         splitPlannerList("chain", argument));
+  ChainPlannerOptions options;
+  bool sawStages = false;
+  for (llvm::StringRef item : items) {
+    bool &seen = item == "late" ? options.lateGradients : sawStages;
+    if (seen)
+      return invalidArgument("strategy 'chain' takes one stage count and "
+                             "'late' at most once, got 'chain={}'",
+                             argument.str());
+    seen = true;
+    if (item == "late")
+      continue;
+    if (item.getAsInteger(10, options.maxStages) || options.maxStages < 1 ||
+        options.maxStages > 1000)
+      return invalidArgument("strategy 'chain' takes a stage count from "
+                             "1 to 1000, got 'chain={}'",
+                             argument.str());
+  }
+  return options;
+}
 
 } // namespace
 
@@ -182,17 +219,16 @@ void registerChainPlanner(PlannerRegistry &registry) {
       {"chain",
        "Optimal schedule of the chain of blocks between bottlenecks within "
        "the budget (dynamic programming over at most STAGES stages, each "
-       "forward run keeping all it saves or, lean, part of it)",
+       "forward run keeping all it saves or, lean, part of it; 'late' "
+       "counts parameter gradients from the backward that makes them)",
        "STAGES", false,
        [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
-         int stages = kDefaultStages;
-         if (argument && (argument->getAsInteger(10, stages) || stages < 1 ||
-                          stages > 1000))
-           return invalidArgument("strategy 'chain' takes a stage count from "
-                                  "1 to 1000, got 'chain={}'",
-                                  argument->str());
-         return std::make_unique<ChainPlanner>(stages);
+         ChainPlannerOptions options;
+         if (argument) {
+           REMAT_ASSIGN_OR_RETURN(options, parseChainOptions(*argument));
+         }
+         return std::make_unique<ChainPlanner>(options);
        }});
 }
 

@@ -71,9 +71,10 @@ constexpr int64_t kSearchOpBudget = 8'000'000;
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
 /// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
-/// count, recomputing everything, and for one budget XLA's and PyTorch's
-/// passes (`xla`, `mincut`), Checkmate's baselines
-/// and, on small graphs, the ILP. O(log ops) plans.
+/// count, recomputing everything, and for one budget the DP with parameter
+/// gradients counted late (`chain=late`), XLA's and PyTorch's passes
+/// (`xla`, `mincut`), Checkmate's baselines and, on small graphs, the ILP.
+/// O(log ops) plans.
 std::vector<std::string> autoCandidates(const Graph &graph,
                                         bool forOneBudget) {
   // The rule-based planners' own choices early, so that `auto` is never
@@ -88,7 +89,8 @@ std::vector<std::string> autoCandidates(const Graph &graph,
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
   if (forOneBudget)
-    llvm::append_range(strategies, std::vector<std::string>{"xla", "mincut"});
+    llvm::append_range(strategies, std::vector<std::string>{"chain=late",
+                                                            "xla", "mincut"});
   if (forOneBudget && limit <= kApOpLimit)
     llvm::append_range(strategies,
                        std::vector<std::string>{"ap-sqrtn", "ap-greedy"});

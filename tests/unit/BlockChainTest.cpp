@@ -143,7 +143,7 @@ TEST(BlockChainTest, BlocksAreTheSpansBetweenBottlenecks) {
 // no schedule: at the lowest peak of the chain with w's gradient counted
 // from backward 1, which holding it from the start exceeds, the planner
 // plans with it counted late and says so; with room for the held model, it
-// plans as before, without the note.
+// plans as before, without the note; `chain=late` counts them late at once.
 TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
   Fixture fixture = differentiated(kWide);
   absl::StatusOr<BlockChain> chain =
@@ -179,6 +179,20 @@ TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
               budget < heldLowest->cost.peakBytes)
         << progress;
   }
+
+  // Told `late`, it counts them late whether or not holding them fits.
+  absl::StatusOr<std::unique_ptr<Planner>> latePlanner =
+      PlannerRegistry::global().create("chain=late");
+  ASSERT_TRUE(latePlanner.ok()) << latePlanner.status();
+  std::string progress;
+  fixture.planning.budgetBytes = heldLowest->cost.peakBytes;
+  fixture.planning.onProgress = [&](llvm::StringRef line) {
+    progress += line.str();
+  };
+  absl::StatusOr<RematPlan> plan = (*latePlanner)->plan(fixture.planning);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_NE(progress.find("counted from their backward"), std::string::npos)
+      << progress;
 }
 
 TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
