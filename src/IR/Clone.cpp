@@ -30,7 +30,9 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
       types.push_back(op.result(i)->type());
       names.push_back(op.result(i)->name().str());
     }
-    Op *newOp = copy->createOp(op.def(), operands, op.attrs(), types, names);
+    Op *newOp =
+        copy->createOpImpl(op.def(), operands, op.attrs(), types, names,
+                           /*insertBefore=*/nullptr, /*registerNames=*/false);
     newOp->setLoc(op.loc());
     newOp->setRegion(op.region().str());
     newOp->setDevice(op.device().str());
@@ -50,7 +52,12 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
   for (const Collection &collection : collections_)
     for (Value *member : collection.values)
       copy->addToCollection(collection.name, valueMap[member->id()]);
-  // New values get the names the original would give them.
+  // The name table copied whole, without hashing a name (same buckets),
+  // then pointed at the copies. New values get the names the original would
+  // give them.
+  copy->valuesByName_ = valuesByName_;
+  for (auto &entry : copy->valuesByName_)
+    entry.second = valueMap[entry.second->id()];
   copy->nextSuffix_ = nextSuffix_;
   if (!keepIds)
     return copy;

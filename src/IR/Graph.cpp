@@ -27,6 +27,14 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
                     AttrList attrs, llvm::ArrayRef<Type> resultTypes,
                     llvm::ArrayRef<std::string> resultNames,
                     Op *insertBefore) {
+  return createOpImpl(def, operands, std::move(attrs), resultTypes,
+                      resultNames, insertBefore, /*registerNames=*/true);
+}
+
+Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
+                    AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+                    llvm::ArrayRef<std::string> resultNames, Op *insertBefore,
+                    bool registerNames) {
   assert((resultNames.empty() || resultNames.size() == resultTypes.size()) &&
          "one name per result, or none");
   Op *op = new Op(this, &def, nextOpId_++, resultTypes.size());
@@ -35,8 +43,10 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
     llvm::StringRef base = resultNames.empty() ? llvm::StringRef() : resultNames[i];
     if (base.empty())
       base = def.name;
-    // One hash lookup when the name is free, the common case.
-    if (valuesByName_.try_emplace(base, &result).second) {
+    if (!registerNames) {
+      result.name_ = base.str();
+    } else if (valuesByName_.try_emplace(base, &result).second) {
+      // One hash lookup when the name is free, the common case.
       result.name_ = base.str();
     } else {
       result.name_ = uniqueName(base);

@@ -47,9 +47,13 @@ public:
   /// already differentiated graph.
   TrainingRun(Graph &graph, const TrainingOptions &options,
               std::optional<int64_t> budgetBytes, TrainingReport &report,
-              const DifferentiatedGraph *base = nullptr)
+              const DifferentiatedGraph *base = nullptr,
+              bool verifyResult = true)
       : graph_(graph), options_(options), budgetBytes_(budgetBytes),
-        report_(report), base_(base) {}
+        report_(report), base_(base), verifyResult_(verifyResult) {}
+
+  /// Whether `run` ran the final verifier.
+  bool verified() const { return verified_; }
 
   absl::Status run() {
     if (options_.strategy == kAutoStrategy)
@@ -79,9 +83,13 @@ public:
     // A schedule names the ops it recomputes before in the order the plan
     // saw them: plain autodiff's peak is then taken on a copy.
     ScheduleResult baseline;
-    if (plan.schedule) {
+    if (plan.schedule && base_ && base_->renumberedSchedule) {
+      baseline = *base_->renumberedSchedule;
+    } else if (plan.schedule) {
       std::unique_ptr<Graph> plain = graph_.clone();
       REMAT_ASSIGN_OR_RETURN(baseline, scheduleForMemory(*plain));
+      if (base_)
+        base_->renumberedSchedule = baseline;
     } else if (base_) {
       REMAT_ASSIGN_OR_RETURN(baseline, applyPlainSchedule());
     } else {
@@ -104,10 +112,15 @@ public:
     } else {
       report_.peakBytesUnscheduled = baseline.peakBytesBefore;
     }
+    // A build whose result is verified later still lists the step: a
+    // final pipeline needs a verified graph.
+    bool verifyNow = verifyResult_ || !options_.finalPipeline.empty();
     REMAT_RETURN_IF_ERROR(timed("verify", [&]() -> absl::StatusOr<bool> {
-      REMAT_RETURN_IF_ERROR(verify(graph_));
+      if (verifyNow)
+        REMAT_RETURN_IF_ERROR(verify(graph_));
       return false;
     }));
+    verified_ = verifyNow;
 
     report_.optimalityGap = plan.optimalityGap;
     report_.maxRecomputations = result.maxRecomputations;
@@ -241,6 +254,8 @@ private:
   std::optional<int64_t> budgetBytes_;
   TrainingReport &report_;
   const DifferentiatedGraph *base_;
+  bool verifyResult_;
+  bool verified_ = false;
 };
 
 } // namespace
@@ -277,15 +292,35 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
                         const TrainingOptions &options,
-                        std::optional<int64_t> budgetBytes) {
+                        std::optional<int64_t> budgetBytes, bool verify) {
   TrainingBuild build;
   build.graph = base.graph->clone(Graph::CloneIds::Keep);
   build.report.graph = build.graph->name().str();
   build.report.opsBefore = base.opsBefore;
-  REMAT_RETURN_IF_ERROR(
-      TrainingRun(*build.graph, options, budgetBytes, build.report, &base)
-          .run());
+  TrainingRun run(*build.graph, options, budgetBytes, build.report, &base,
+                  verify);
+  REMAT_RETURN_IF_ERROR(run.run());
+  build.verified = run.verified();
   return build;
+}
+
+absl::Status verifyBuild(TrainingBuild &build) {
+  if (build.verified)
+    return absl::OkStatus();
+  TrainingReport &report = build.report;
+  auto start = std::chrono::steady_clock::now();
+  REMAT_RETURN_IF_ERROR(verify(*build.graph));
+  double seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  for (ReportPassTime &timing : report.timings)
+    if (timing.pass == "verify") {
+      timing.seconds = seconds;
+      break;
+    }
+  report.passSeconds += seconds;
+  build.verified = true;
+  return absl::OkStatus();
 }
 
 absl::StatusOr<TrainingReport>

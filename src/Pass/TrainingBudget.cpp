@@ -46,10 +46,9 @@ struct Trial {
   std::optional<int64_t> plannerBudget;
   /// How many graphs were built to get here.
   int builds = 1;
-  /// The training graph built and its report, kept while the trial may be
-  /// the one returned.
-  std::unique_ptr<Graph> graph;
-  TrainingReport report;
+  /// The training graph built (not yet verified) and its report, kept
+  /// while the trial may be the one returned.
+  TrainingBuild build;
 };
 
 /// Graphs of at most this many ops also get the `ilp` planner, limited to
@@ -143,14 +142,13 @@ absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
                                   bool keepGraph = true) {
   TrainingOptions trial = options;
   trial.strategy = strategy;
-  REMAT_ASSIGN_OR_RETURN(TrainingBuild build,
-                         buildFromDifferentiated(base, trial, budget));
+  REMAT_ASSIGN_OR_RETURN(
+      TrainingBuild build,
+      buildFromDifferentiated(base, trial, budget, /*verify=*/false));
   Trial result{strategy, build.report.planPeakBytes(),
                build.report.flopsRecompute, build.report.overhead};
-  if (keepGraph) {
-    result.graph = std::move(build.graph);
-    result.report = std::move(build.report);
-  }
+  if (keepGraph)
+    result.build = std::move(build);
   return result;
 }
 
@@ -218,7 +216,13 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   std::vector<ReportSearchTime> searchTimings;
   auto start = std::chrono::steady_clock::now();
   // Every candidate starts from a copy of the graph differentiated once;
-  // the one chosen is swapped in, not built again.
+  // the one chosen is swapped in, not built again. Ids renumbered in
+  // schedule order first, as every other copy of the forward graph has
+  // them: the planners number ops by id.
+  {
+    std::unique_ptr<Graph> forward = graph.clone();
+    graph.swap(*forward);
+  }
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
   searchTimings.push_back({"autodiff", 0, secondsSince(start)});
@@ -271,8 +275,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     searchTimings.push_back(
         {options.strategy, best->builds, secondsSince(start)});
   }
-  graph.swap(*best->graph);
-  TrainingReport report = std::move(best->report);
+  REMAT_RETURN_IF_ERROR(verifyBuild(best->build));
+  graph.swap(*best->build.graph);
+  TrainingReport report = std::move(best->build.report);
   report.searchTimings = std::move(searchTimings);
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;

@@ -35,6 +35,10 @@ struct DifferentiatedGraph {
   /// `scheduleForMemory` makes of it before any rewrite.
   std::vector<unsigned> plainOrder;
   ScheduleResult plainSchedule;
+  /// Plain autodiff's schedule of a renumbered copy (`Graph::clone()`), the
+  /// baseline of plans with an explicit schedule: set by the first such build
+  /// and reused by the others.
+  mutable std::optional<ScheduleResult> renumberedSchedule;
 };
 
 /// Differentiates `graph` in place and schedules a copy of it for memory.
@@ -45,14 +49,22 @@ differentiateOnce(Graph &graph, const TrainingOptions &options);
 struct TrainingBuild {
   std::unique_ptr<Graph> graph;
   TrainingReport report;
+  /// Whether the final verifier ran (see `verifyBuild`).
+  bool verified = false;
 };
 
 /// Builds `options.strategy`'s training graph on a copy of `base.graph`,
-/// as `buildTrainingGraphAsGiven` would from the forward graph.
+/// as `buildTrainingGraphAsGiven` would from the forward graph. Unless
+/// `verify`, the final verifier is left to `verifyBuild` (a search verifies
+/// only the build it returns); its step stays in the report's timings.
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
                         const TrainingOptions &options,
-                        std::optional<int64_t> budgetBytes = std::nullopt);
+                        std::optional<int64_t> budgetBytes = std::nullopt,
+                        bool verify = true);
+
+/// Runs the verifier a build left out, timed as its report's `verify` step.
+absl::Status verifyBuild(TrainingBuild &build);
 
 /// Builds `options.strategy`'s training graph, ignoring `options.budget`;
 /// the planner is told `budgetBytes`, the budget resolved to bytes.

@@ -123,6 +123,13 @@ public:
   unsigned valueIdBound() const { return nextValueId_; }
 
 private:
+  /// `createOp`, leaving the names out of the name table when not
+  /// `registerNames` (a clone copies the table whole).
+  Op *createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
+                   AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+                   llvm::ArrayRef<std::string> resultNames,
+                   Op *insertBefore, bool registerNames);
+
   std::string name_;
   std::string sourceName_;
   OpList ops_;
