@@ -177,6 +177,15 @@ public:
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     CutProblem cut = buildCutProblem(problem);
     REMAT_RETURN_IF_ERROR(ilp::validateProblem(cut.graph.problem));
+    // The finite capacities must sum below the infinite one; the validated
+    // total bounds the sum.
+    int64_t forwardBytes = 0;
+    for (int i = 0; i < cut.numForward; ++i)
+      forwardBytes += cut.graph.problem.nodes[i].bytes;
+    if (forwardBytes >= mincut::kInfinite)
+      return invalidArgument("mincut: the forward values' {} bytes are more "
+                             "than the max-flow's capacities can hold",
+                             forwardBytes);
     llvm::BitVector banned = cut.random;
     banned |= cut.expensive;
     llvm::BitVector saved = savedByCut(cut, banned);

@@ -29,6 +29,7 @@
 #include "remat/Support/Units.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <fmt/format.h>
@@ -188,10 +189,12 @@ void XlaWalk::revived(int node) {
 void XlaWalk::pushReaders(int node) {
   // Readers rank higher with a live operand, and so do the values whose
   // blocks may reach it.
+  // Each reader once, however many paths reach it.
   std::vector<std::pair<int, int>> readers = {{node, 1}};
+  llvm::SmallDenseSet<int, 16> seen;
   for (size_t i = 0; i < readers.size(); ++i)
     for (int reader : readers_[readers[i].first])
-      if (reader < numForward_) {
+      if (reader < numForward_ && seen.insert(reader).second) {
         push(reader);
         if (readers[i].second < kBlockSize)
           readers.push_back({reader, readers[i].second + 1});

@@ -113,10 +113,6 @@ bool isModelledPlanner(llvm::StringRef strategy) {
   return strategy == "chain" || strategy.startswith("chain=");
 }
 
-/// Whether `candidate` is a better choice than `best` within `budget`:
-/// within the budget beats over it; among plans within it the fewer
-/// recompute FLOPs, then the lower peak; among plans over it the lower peak.
-/// Earlier candidates win ties, so the choice is deterministic.
 /// Seconds since `start`.
 double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() -
@@ -124,6 +120,10 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
+/// Whether `candidate` is a better choice than `best` within `budget`:
+/// within the budget beats over it; among plans within it the fewer
+/// recompute FLOPs, then the lower peak; among plans over it the lower peak.
+/// Earlier candidates win ties, so the choice is deterministic.
 bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
   bool fits = candidate.peakBytes <= budget, bestFits = best.peakBytes <= budget;
   if (fits != bestFits)

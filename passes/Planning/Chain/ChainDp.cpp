@@ -540,8 +540,9 @@ int64_t chooseSlotBytes(const ChainProblem &problem, int64_t available,
   return best;
 }
 
-/// `solveChainDp`, reading the table back at the budget's slots or, with
-/// `lowestPeak`, at the fewest that admit a schedule.
+/// `solveChainDp`, reading the table back at the fewest slots with the
+/// budget's optimum cost or, with `lowestPeak`, at the fewest that admit a
+/// schedule.
 absl::StatusOr<ChainResult> solve(const ChainProblem &problem,
                                   const DpOptions &options, bool lowestPeak) {
   REMAT_RETURN_IF_ERROR(validateChain(problem));

@@ -173,8 +173,9 @@ struct ChainResult {
 /// The cheapest schedule within the budget that the DP searches, by dynamic
 /// programming over (first stage, last stage, how the input is obtained,
 /// pending and left backwards, free slots): O(L^2 * slots) cells and
-/// O(L^3 * slots) time. Errors: a malformed problem, a table over
-/// `maxCells`.
+/// O(L^3 * slots) time, times the few runs a stage offers. Among the
+/// cheapest it returns one of least peak. Errors: a malformed problem, a
+/// table over `maxCells`.
 absl::StatusOr<ChainResult> solveChainDp(const ChainProblem &problem,
                                          const DpOptions &options = {});
 

@@ -6,8 +6,8 @@
 ///
 /// \file
 /// Three lean runs per stage. The stage's forward nodes split into units, a
-/// unit starting at each expensive node (a matmul or convolution: more than
-/// `kCheapFlopsPerByte` FLOPs per byte of output). A run keeps:
+/// unit starting at each expensive node (more than `kCheapFlopsPerByte` FLOPs
+/// per byte of output: matmuls and convolutions, in practice). A run keeps:
 /// - "cheap": the expensive nodes' outputs and the block ends, rebuilding the
 ///   cheap ops (elementwise, norms) between them;
 /// - "every 3rd": the saved values of every third unit counted from the
@@ -16,8 +16,8 @@
 /// (Every 2nd unit whole was tried too: on ResNet-50 at 30% the budget
 /// search then ends at 0.35 overhead rather than 0.27.)
 /// Every run keeps the stage's output, and holds a kept value that only a
-/// rebuild reads from the forward pass on (counted in what it keeps). The saved values a run drops form
-/// segments (runs of consecutive dropped saved values); before the first
+/// rebuild reads from the forward pass on (counted in what it keeps). The
+/// saved values a run drops form segments (runs of consecutive dropped saved values); before the first
 /// backward node reading one of a segment's values, the backward rebuilds
 /// the segment's values and every dropped forward value they depend on.
 ///
@@ -26,6 +26,7 @@
 #include "Planning/Chain/LeanRuns.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <limits>
@@ -38,7 +39,10 @@ namespace {
 constexpr int64_t kCheapFlopsPerByte = 4;
 
 bool isExpensive(const ilp::RematNode &node) {
-  return node.bytes > 0 && node.cost > kCheapFlopsPerByte * node.bytes;
+  int64_t cheapCost = 0;
+  return node.bytes > 0 &&
+         !llvm::MulOverflow(kCheapFlopsPerByte, node.bytes, cheapCost) &&
+         node.cost > cheapCost;
 }
 
 /// Bytes of `dropped` (in forward order) live at once in the forward pass,
