@@ -5,12 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `--planner=chain[=STAGES][,late]` with a budget: the forward pass cut at its
-/// bottlenecks into at most STAGES blocks (Chain/BlockChain.h), the cheapest
-/// schedule of that chain within the budget by dynamic programming
-/// (Chain/ChainDp.h), a stage's forward runs whole or lean (its backward
-/// rebuilding part of what it saves, Chain/LeanRuns.h), realised as
-/// recompute steps. Planning time depends on the stage count, not the op
+/// `--planner=chain[=STAGES][,late]` (`chain=late` too) with a budget: the
+/// forward pass cut at its bottlenecks into at most STAGES blocks
+/// (Chain/BlockChain.h), the cheapest schedule of that chain within the
+/// budget by dynamic programming (Chain/ChainDp.h), a stage's forward runs
+/// whole or lean (its backward rebuilding part of what it saves,
+/// Chain/LeanRuns.h), realised as recompute steps. Planning time depends on the stage count, not the op
 /// count: O(STAGES^3 * slots) for the DP (times the few runs a stage
 /// offers) on top of one linear walk. The chain model leaves out a block's
 /// temporaries, so `auto` shifts the budget it gives this planner until the
