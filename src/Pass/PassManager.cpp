@@ -7,10 +7,9 @@
 #include "remat/Pass/PassManager.h"
 
 #include "remat/IR/Verifier.h"
+#include "remat/Support/Stopwatch.h"
 
 #include <fmt/format.h>
-
-#include <chrono>
 
 namespace remat {
 
@@ -27,14 +26,13 @@ absl::StatusOr<PipelineResult> PassManager::run(Graph &graph) {
   PipelineResult result;
   result.timings.reserve(passes_.size());
   for (const std::unique_ptr<Pass> &pass : passes_) {
-    auto start = std::chrono::steady_clock::now();
+    Stopwatch stopwatch;
     absl::StatusOr<bool> changed = pass->run(graph);
-    std::chrono::duration<double> elapsed =
-        std::chrono::steady_clock::now() - start;
+    double seconds = stopwatch.seconds();
     if (!changed.ok())
       return changed.status();
 
-    result.timings.push_back({pass->argument().str(), elapsed.count(), *changed});
+    result.timings.push_back({pass->argument().str(), seconds, *changed});
     result.changed |= *changed;
 
     if (verifyEach_) {

@@ -16,11 +16,11 @@
 #include "remat/Pass/Recompute.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Stopwatch.h"
 #include "remat/Support/Units.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <utility>
 
 namespace remat {
@@ -161,11 +161,9 @@ private:
   /// Runs `fn`, which says whether it changed the graph, as the report's
   /// step `pass`.
   template <typename Fn> absl::Status timed(llvm::StringRef pass, Fn &&fn) {
-    auto start = std::chrono::steady_clock::now();
+    Stopwatch stopwatch;
     absl::StatusOr<bool> changed = fn();
-    double seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    double seconds = stopwatch.seconds();
     report_.timings.push_back(
         {pass.str(), seconds, changed.ok() && *changed});
     report_.passSeconds += seconds;
@@ -308,11 +306,9 @@ absl::Status verifyBuild(TrainingBuild &build) {
   if (build.verified)
     return absl::OkStatus();
   TrainingReport &report = build.report;
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch stopwatch;
   REMAT_RETURN_IF_ERROR(verify(*build.graph));
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds = stopwatch.seconds();
   for (ReportPassTime &timing : report.timings)
     if (timing.pass == "verify") {
       timing.seconds = seconds;

@@ -20,6 +20,7 @@
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Stopwatch.h"
 #include "remat/Support/Units.h"
 
 #include <fmt/format.h>
@@ -27,7 +28,6 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
-#include <chrono>
 #include <limits>
 #include <optional>
 #include <string>
@@ -111,13 +111,6 @@ constexpr int kSweepCalibrationRounds = 3;
 /// simulated peak within the real one.
 bool isModelledPlanner(llvm::StringRef strategy) {
   return strategy == "chain" || strategy.startswith("chain=");
-}
-
-/// Seconds since `start`.
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                       start)
-      .count();
 }
 
 /// Whether `candidate` is a better choice than `best` within `budget`:
@@ -214,7 +207,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     strategies = autoCandidates(graph, /*forOneBudget=*/true);
   int64_t forwardOps = int64_t(graph.numOps());
   std::vector<ReportSearchTime> searchTimings;
-  auto start = std::chrono::steady_clock::now();
+  Stopwatch stopwatch;
   // Every candidate starts from a copy of the graph differentiated once;
   // the one chosen is swapped in, not built again. Ids renumbered in
   // schedule order first, as every other copy of the forward graph has
@@ -225,13 +218,13 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   }
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
-  searchTimings.push_back({"autodiff", 0, secondsSince(start)});
-  start = std::chrono::steady_clock::now();
+  searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
+  stopwatch.restart();
   // The baseline resolves a share of plain autodiff's peak to bytes.
   REMAT_ASSIGN_OR_RETURN(Trial plain,
                          tryStrategy(base, options, "none", std::nullopt,
                                      /*keepGraph=*/searching));
-  double plainSeconds = secondsSince(start);
+  double plainSeconds = stopwatch.seconds();
   if (!searching)
     searchTimings.push_back({"none", 1, plainSeconds});
   REMAT_ASSIGN_OR_RETURN(int64_t budget,
@@ -244,7 +237,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     size_t tried = 0;
     for (; tried < strategies.size() && opsBuilt < kSearchOpBudget; ++tried) {
       const std::string &strategy = strategies[tried];
-      start = std::chrono::steady_clock::now();
+      stopwatch.restart();
       Trial trial;
       if (strategy == "none") {
         trial = std::move(plain);
@@ -258,13 +251,13 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
       opsBuilt += forwardOps * trial.builds;
       searchTimings.push_back(
           {strategy, trial.builds,
-           strategy == "none" ? plainSeconds : secondsSince(start)});
+           strategy == "none" ? plainSeconds : stopwatch.seconds()});
       if (!best || isBetter(trial, *best, budget))
         best = std::move(trial);
     }
     strategies.resize(tried);
   } else {
-    start = std::chrono::steady_clock::now();
+    stopwatch.restart();
     if (isModelledPlanner(options.strategy)) {
       REMAT_ASSIGN_OR_RETURN(
           best, tryCalibrated(base, options, options.strategy, budget));
@@ -273,7 +266,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
           best, tryStrategy(base, options, options.strategy, budget));
     }
     searchTimings.push_back(
-        {options.strategy, best->builds, secondsSince(start)});
+        {options.strategy, best->builds, stopwatch.seconds()});
   }
   REMAT_RETURN_IF_ERROR(verifyBuild(best->build));
   graph.swap(*best->build.graph);

@@ -26,12 +26,12 @@
 #include "remat/Runtime/DeviceShare.h"
 #include "remat/Runtime/Kernel.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Stopwatch.h"
 
 #include "llvm/ADT/BitVector.h"
 
 #include <fmt/format.h>
 
-#include <chrono>
 
 namespace remat {
 namespace {
@@ -98,7 +98,7 @@ public:
         releaseStamp_(graph.valueIdBound(), 0) {}
 
   absl::StatusOr<RunResult> execute() {
-    auto start = std::chrono::steady_clock::now();
+    Stopwatch stopwatch;
     REMAT_RETURN_IF_ERROR(checkRunnable());
     countReaders();
     REMAT_RETURN_IF_ERROR(feedLeaves());
@@ -115,9 +115,7 @@ public:
       copyConverting(tensor, copy.view());
       result.outputs.emplace_back(output->name().str(), std::move(copy));
     }
-    result.seconds = std::chrono::duration<double>(
-                         std::chrono::steady_clock::now() - start)
-                         .count();
+    result.seconds = stopwatch.seconds();
     return result;
   }
 
