@@ -288,8 +288,9 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
                                                const TrainingOptions &options) {
   // The plans of the budget search but the ILP, which plans for one budget.
   // Plain autodiff's peak, a budget every plan may use, lets `memory` fall
-  // back to plain autodiff where it finds no bottleneck.
-  std::unique_ptr<Graph> differentiated = graph.clone(Graph::CloneIds::Keep);
+  // back to plain autodiff where it finds no bottleneck. Ids renumbered as
+  // the budget search has them, so that both plan alike.
+  std::unique_ptr<Graph> differentiated = graph.clone();
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(*differentiated, options));
   REMAT_ASSIGN_OR_RETURN(
