@@ -42,90 +42,36 @@ int RegionTree::enclosing(const Op &op, unsigned depth) const {
   return -1;
 }
 
-Level Rematerializer::firstLevel() {
-  Level level;
-  level.source.resize(graph_.opIdBound());
-  level.kept.resize(graph_.valueIdBound());
-  level.segment.assign(graph_.opIdBound(), -1);
-  llvm::BitVector keptOwner(graph_.valueIdBound());
-  for (const Value *value : plan_.kept)
-    keptOwner.set(storageOwner(value)->id());
-  for (const Value *output : graph_.outputs())
-    keptOwner.set(storageOwner(output)->id());
+namespace {
 
-  std::vector<int> regionSegment(plan_.regions.size(), -1);
-  int stretch = -1;
-  for (Op &op : graph_.ops()) {
-    if (op.id() >= forwardOpIdBound_)
-      continue;
-    level.source.set(op.id());
-    // An op's results are kept together: recomputing one would recompute
-    // them all. Views of leaves and constants share their storage.
-    bool keep =
-        op.numOperands() == 0 || llvm::any_of(op.results(), [&](Value *result) {
-          const Value *owner = storageOwner(result);
-          return keptOwner.test(owner->id()) ||
-                 owner->producer()->numOperands() == 0;
-        });
-    bool planned = llvm::any_of(
-        op.results(), [&](Value *result) { return isPlanned(*result); });
-    for (Value *result : op.results()) {
-      if (keep)
-        level.kept.set(result->id());
-      if (planned)
-        reported_.set(result->id());
-    }
-    int region = regions_.enclosing(op, 0);
-    if (region >= 0) {
-      int &seg = regionSegment[region];
-      if (seg < 0) {
-        seg = int(level.labels.size());
-        level.labels.push_back(
-            fmt::format("region {}", plan_.regions[region].path));
-        level.isRegion.push_back(true);
-      }
-      level.segment[op.id()] = seg;
-    } else {
-      if (stretch < 0) {
-        stretch = int(level.labels.size());
-        level.labels.push_back("from the leaves");
-        level.isRegion.push_back(false);
-      }
-      level.segment[op.id()] = stretch;
-    }
-    // A kept result closes the stretch: later ops recompute from it.
-    for (Value *result : op.results())
-      if (op.numOperands() > 0 && level.kept.test(result->id()) &&
-          isPlanned(*result)) {
-        stretch = int(level.labels.size());
-        level.labels.push_back(fmt::format("after %{}", result->name().str()));
-        level.isRegion.push_back(false);
-        break;
-      }
-  }
-  keepSegmentCrossings(level);
-  return level;
+bool isSource(const Level &level, const Op &op) {
+  return op.id() < level.source.size() && level.source.test(op.id());
 }
 
-void Rematerializer::keepSegmentCrossings(Level &level) {
-  for (Op &op : graph_.ops()) {
-    if (!isSource(level, op))
-      continue;
-    for (Value *operand : op.operands()) {
-      Op *producer = operand->producer();
+/// Keeps every value of a stretch that a forward op of a later segment
+/// reads, so that a segment's copies never reach into an earlier stretch:
+/// without this, a second chain beside the kept one (an LSTM's cell state
+/// beside its hidden state) would be recomputed from the start in every
+/// segment, and the copies would grow quadratically. A region's values are
+/// exempt: they are recomputed from the region's inputs, which are kept.
+void keepSegmentCrossings(llvm::ArrayRef<const Op *> forward, Level &level,
+                          llvm::BitVector &reported) {
+  for (const Op *op : forward) {
+    for (const Value *operand : op->operands()) {
+      const Op *producer = operand->producer();
       if (!isSource(level, *producer) || level.kept.test(operand->id()))
         continue;
       int from = level.segment[producer->id()];
-      if (from == level.segment[op.id()] || level.isRegion[from])
+      if (from == level.segment[op->id()] || level.isRegion[from])
         continue;
       // Its results stay together, and so does the storage it views (up
       // to a value already kept, so that a chain of views costs its length).
-      for (Value *value = operand;;) {
+      for (const Value *value = operand;;) {
         if (value != operand && level.kept.test(value->id()))
           break;
-        for (Value *result : value->producer()->results()) {
+        for (const Value *result : value->producer()->results()) {
           level.kept.set(result->id());
-          reported_.set(result->id());
+          reported.set(result->id());
         }
         if (!isAlias(*value->producer(), value->resultIndex()))
           break;
@@ -135,8 +81,76 @@ void Rematerializer::keepSegmentCrossings(Level &level) {
   }
 }
 
-bool Rematerializer::isSource(const Level &level, const Op &op) {
-  return op.id() < level.source.size() && level.source.test(op.id());
+} // namespace
+
+Level firstLevel(const Graph &graph, llvm::ArrayRef<const Op *> forward,
+                 const RematPlan &plan, const RegionTree &regions,
+                 llvm::BitVector &reported) {
+  Level level;
+  level.source.resize(graph.opIdBound());
+  level.kept.resize(graph.valueIdBound());
+  level.segment.assign(graph.opIdBound(), -1);
+  llvm::BitVector keptOwner(graph.valueIdBound());
+  llvm::BitVector planned(graph.valueIdBound());
+  for (const Value *value : plan.kept) {
+    planned.set(value->id());
+    keptOwner.set(storageOwner(value)->id());
+  }
+  for (const Value *output : graph.outputs())
+    keptOwner.set(storageOwner(output)->id());
+  auto isPlanned = [&](const Value *value) {
+    return planned.test(value->id());
+  };
+
+  std::vector<int> regionSegment(plan.regions.size(), -1);
+  int stretch = -1;
+  for (const Op *op : forward) {
+    level.source.set(op->id());
+    // An op's results are kept together: recomputing one would recompute
+    // them all. Views of leaves and constants share their storage.
+    bool keep = op->numOperands() == 0 ||
+                llvm::any_of(op->results(), [&](const Value *result) {
+                  const Value *owner = storageOwner(result);
+                  return keptOwner.test(owner->id()) ||
+                         owner->producer()->numOperands() == 0;
+                });
+    bool isPlannedOp = llvm::any_of(op->results(), isPlanned);
+    for (const Value *result : op->results()) {
+      if (keep)
+        level.kept.set(result->id());
+      if (isPlannedOp)
+        reported.set(result->id());
+    }
+    int region = regions.enclosing(*op, 0);
+    if (region >= 0) {
+      int &seg = regionSegment[region];
+      if (seg < 0) {
+        seg = int(level.labels.size());
+        level.labels.push_back(
+            fmt::format("region {}", plan.regions[region].path));
+        level.isRegion.push_back(true);
+      }
+      level.segment[op->id()] = seg;
+    } else {
+      if (stretch < 0) {
+        stretch = int(level.labels.size());
+        level.labels.push_back("from the leaves");
+        level.isRegion.push_back(false);
+      }
+      level.segment[op->id()] = stretch;
+    }
+    // A kept result closes the stretch: later ops recompute from it.
+    for (const Value *result : op->results())
+      if (op->numOperands() > 0 && level.kept.test(result->id()) &&
+          isPlanned(result)) {
+        stretch = int(level.labels.size());
+        level.labels.push_back(fmt::format("after %{}", result->name().str()));
+        level.isRegion.push_back(false);
+        break;
+      }
+  }
+  keepSegmentCrossings(forward, level, reported);
+  return level;
 }
 
 Level Rematerializer::nestedLevel(unsigned depth) {

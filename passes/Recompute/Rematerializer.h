@@ -64,6 +64,21 @@ struct Level {
   std::vector<bool> isRegion;
 };
 
+/// The first level of `plan`: the forward ops (`forward`, in the order the
+/// rewrite sees them), with the plan's kept values; segments are the regions
+/// of depth 0, and elsewhere the stretches between kept values. `reported`
+/// (by value id) gets the kept values the result lists.
+Level firstLevel(const Graph &graph, llvm::ArrayRef<const Op *> forward,
+                 const RematPlan &plan, const RegionTree &regions,
+                 llvm::BitVector &reported);
+
+/// Whether a reader of `value` at `level` reads a copy instead.
+inline bool needsCopy(const Level &level, const Value &value) {
+  const Op *producer = value.producer();
+  return producer->id() < level.source.size() &&
+         level.source.test(producer->id()) && !level.kept.test(value.id());
+}
+
 /// A copy of the forward op `original` reading `operands`, created before
 /// `before`: its results are named like the original's with `.re` (made
 /// unique), and it keeps the original's region, device and location.
@@ -84,32 +99,14 @@ public:
                  const RematPlan &plan, const RecomputeOptions &options)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), plan_(plan),
         options_(options), regions_(plan.regions),
-        planned_(graph.valueIdBound()), reported_(graph.valueIdBound()) {
-    for (const Value *kept : plan.kept)
-      planned_.set(kept->id());
-  }
+        reported_(graph.valueIdBound()) {}
 
   absl::StatusOr<RecomputeResult> run();
 
 private:
-  /// The forward ops, with the plan's kept values; segments are the regions
-  /// of depth 0, and elsewhere the stretches between kept values.
-  Level firstLevel();
-
-  /// Keeps every value of a stretch that a forward op of a later segment
-  /// reads, so that a segment's copies never reach into an earlier stretch:
-  /// without this, a second chain beside the kept one (an LSTM's cell state
-  /// beside its hidden state) would be recomputed from the start in every
-  /// segment, and the copies would grow quadratically. A region's values are
-  /// exempt: they are recomputed from the region's inputs, which are kept.
-  void keepSegmentCrossings(Level &level);
-  static bool isSource(const Level &level, const Op &op);
-  bool isPlanned(const Value &value) const { return planned_.test(value.id()); }
-
   /// The copies of the enclosing level whose originals lie in regions of
   /// `depth`: each such region is recomputed again from its inputs.
   Level nestedLevel(unsigned depth);
-  bool needsCopy(const Level &level, const Value &value) const;
   void rewrite(const Level &level);
 
   /// The copy of `value` in `segment`, created before `reader` if needed.
@@ -201,7 +198,6 @@ private:
 
   /// By value id: results of forced dependencies (`k - 0 * g0^2`).
   llvm::BitVector forced_;
-  llvm::BitVector planned_;
 
   /// By value id: the kept values the result lists: the plan's, their
   /// sibling results, and those kept because a later segment reads them.

@@ -27,14 +27,17 @@ absl::StatusOr<RecomputeResult> Rematerializer::run() {
   positions_.assign(graph_.opIdBound(), -1);
   origin_.assign(graph_.opIdBound(), nullptr);
   int64_t step = 0;
+  std::vector<const Op *> forward;
   for (Op &op : graph_.ops()) {
     positions_[op.id()] = step++;
     origin_[op.id()] = &op;
     if (op.id() >= forwardOpIdBound_)
       readers_.push_back(&op);
+    else
+      forward.push_back(&op);
   }
 
-  Level level = firstLevel();
+  Level level = firstLevel(graph_, forward, plan_, regions_, reported_);
   rewrite(level);
   for (unsigned depth = 1; depth < regions_.numLevels(); ++depth) {
     Level nested = nestedLevel(depth);
@@ -43,12 +46,6 @@ absl::StatusOr<RecomputeResult> Rematerializer::run() {
   if (regions_.numLevels() > 1)
     eraseDeadOps();
   return finish();
-}
-
-bool Rematerializer::needsCopy(const Level &level, const Value &value) const {
-  const Op *producer = value.producer();
-  return producer->id() < level.source.size() &&
-         level.source.test(producer->id()) && !level.kept.test(value.id());
 }
 
 void Rematerializer::rewrite(const Level &level) {

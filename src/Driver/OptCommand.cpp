@@ -175,25 +175,31 @@ void printSearchTimings(llvm::ArrayRef<ReportSearchTime> timings,
                         llvm::raw_ostream &err) {
   if (timings.empty())
     return;
-  double total = 0;
-  int builds = 0;
+  // "  2 builds  1 unbuilt", or nothing for a row that built and planned
+  // nothing.
+  auto counts = [](int builds, int unbuilt, bool always) {
+    std::string text;
+    if (builds > 0 || always)
+      text = fmt::format("  {} build{}", builds, builds == 1 ? "" : "s");
+    if (unbuilt > 0)
+      text += fmt::format("  {} unbuilt", unbuilt);
+    return text;
+  };
+  ReportSearchTime total{"total"};
   size_t width = 5;
   for (const ReportSearchTime &timing : timings)
     width = std::max(width, timing.strategy.size());
   err << "budget search timing:\n";
   for (const ReportSearchTime &timing : timings) {
-    total += timing.seconds;
-    builds += timing.builds;
-    std::string builds =
-        timing.builds == 0
-            ? ""
-            : fmt::format("  {} build{}", timing.builds,
-                          timing.builds == 1 ? "" : "s");
+    total.seconds += timing.seconds;
+    total.builds += timing.builds;
+    total.unbuilt += timing.unbuilt;
     err << fmt::format("  {:<{}}  {:10.6f} s{}\n", timing.strategy, width,
-                       timing.seconds, builds);
+                       timing.seconds,
+                       counts(timing.builds, timing.unbuilt, false));
   }
-  err << fmt::format("  {:<{}}  {:10.6f} s  {} builds\n", "total", width,
-                     total, builds);
+  err << fmt::format("  {:<{}}  {:10.6f} s{}\n", total.strategy, width,
+                     total.seconds, counts(total.builds, total.unbuilt, true));
   err.flush();
 }
 

@@ -45,12 +45,14 @@ class TrainingRun {
 public:
   /// Differentiates `graph` itself unless `base` says it is a copy of an
   /// already differentiated graph.
+  /// With `given`, a plan of `base->graph`, builds that plan on the copy.
   TrainingRun(Graph &graph, const TrainingOptions &options,
               std::optional<int64_t> budgetBytes, TrainingReport &report,
               const DifferentiatedGraph *base = nullptr,
-              bool verifyResult = true)
+              bool verifyResult = true, const BasePlan *given = nullptr)
       : graph_(graph), options_(options), budgetBytes_(budgetBytes),
-        report_(report), base_(base), verifyResult_(verifyResult) {}
+        report_(report), base_(base), verifyResult_(verifyResult),
+        given_(given) {}
 
   /// Whether `run` ran the final verifier.
   bool verified() const { return verified_; }
@@ -58,8 +60,12 @@ public:
   absl::Status run() {
     if (options_.strategy == kAutoStrategy)
       return invalidArgument("strategy 'auto' needs a budget (--budget=SIZE)");
-    REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
-                           PlannerRegistry::global().create(options_.strategy));
+    // An unknown strategy fails before the graph changes.
+    std::unique_ptr<Planner> planner;
+    if (!given_) {
+      REMAT_ASSIGN_OR_RETURN(
+          planner, PlannerRegistry::global().create(options_.strategy));
+    }
     report_.strategy = options_.strategy;
 
     unsigned forwardOpIdBound = 0;
@@ -71,15 +77,17 @@ public:
       REMAT_ASSIGN_OR_RETURN(forwardOpIdBound, differentiateGraph());
     }
     RematPlan plan;
-    REMAT_RETURN_IF_ERROR(timed("plan", [&]() -> absl::StatusOr<bool> {
-      PlanningProblem problem;
-      problem.graph = &graph_;
-      problem.forwardOpIdBound = forwardOpIdBound;
-      problem.budgetBytes = budgetBytes_;
-      problem.onProgress = options_.onProgress;
-      REMAT_ASSIGN_OR_RETURN(plan, planner->plan(problem));
-      return false;
-    }));
+    if (given_) {
+      plan = carryPlan(given_->plan);
+      report_.timings.push_back(given_->time);
+      report_.passSeconds += given_->time.seconds;
+    } else {
+      REMAT_RETURN_IF_ERROR(timed("plan", [&]() -> absl::StatusOr<bool> {
+        REMAT_ASSIGN_OR_RETURN(plan, planOn(*planner, graph_, forwardOpIdBound,
+                                            options_, budgetBytes_));
+        return false;
+      }));
+    }
     // A schedule names the ops it recomputes before in the order the plan
     // saw them: plain autodiff's peak is then taken on a copy.
     ScheduleResult baseline;
@@ -157,7 +165,41 @@ public:
     return forwardOpIdBound;
   }
 
+  /// Runs `planner` on `graph`.
+  static absl::StatusOr<RematPlan>
+  planOn(Planner &planner, const Graph &graph, unsigned forwardOpIdBound,
+         const TrainingOptions &options, std::optional<int64_t> budgetBytes) {
+    PlanningProblem problem;
+    problem.graph = &graph;
+    problem.forwardOpIdBound = forwardOpIdBound;
+    problem.budgetBytes = budgetBytes;
+    problem.onProgress = options.onProgress;
+    return planner.plan(problem);
+  }
+
 private:
+  /// `plan`, made on the base graph, with its ops and values those of the
+  /// copy, which has the same ids (`Graph::CloneIds::Keep`).
+  RematPlan carryPlan(const RematPlan &plan) const {
+    std::vector<Op *> opById(graph_.opIdBound(), nullptr);
+    std::vector<Value *> valueById(graph_.valueIdBound(), nullptr);
+    for (Op &op : graph_.ops()) {
+      opById[op.id()] = &op;
+      for (Value *result : op.results())
+        valueById[result->id()] = result;
+    }
+    RematPlan carried = plan;
+    for (Value *&kept : carried.kept)
+      kept = valueById[kept->id()];
+    if (carried.schedule)
+      for (RecomputeStep &step : *carried.schedule) {
+        step.before = opById[step.before->id()];
+        for (Op *&op : step.ops)
+          op = opById[op->id()];
+      }
+    return carried;
+  }
+
   /// Runs `fn`, which says whether it changed the graph, as the report's
   /// step `pass`.
   template <typename Fn> absl::Status timed(llvm::StringRef pass, Fn &&fn) {
@@ -253,6 +295,7 @@ private:
   TrainingReport &report_;
   const DifferentiatedGraph *base_;
   bool verifyResult_;
+  const BasePlan *given_;
   bool verified_ = false;
 };
 
@@ -287,16 +330,33 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
   return base;
 }
 
+absl::StatusOr<BasePlan>
+planDifferentiated(const DifferentiatedGraph &base,
+                   const TrainingOptions &options,
+                   std::optional<int64_t> budgetBytes) {
+  BasePlan result;
+  Stopwatch stopwatch;
+  REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
+                         PlannerRegistry::global().create(options.strategy));
+  REMAT_ASSIGN_OR_RETURN(
+      result.plan, TrainingRun::planOn(*planner, *base.graph,
+                                       base.forwardOpIdBound, options,
+                                       budgetBytes));
+  result.time = {"plan", stopwatch.seconds(), false};
+  return result;
+}
+
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
                         const TrainingOptions &options,
-                        std::optional<int64_t> budgetBytes, bool verify) {
+                        std::optional<int64_t> budgetBytes, bool verify,
+                        const BasePlan *plan) {
   TrainingBuild build;
   build.graph = base.graph->clone(Graph::CloneIds::Keep);
   build.report.graph = build.graph->name().str();
   build.report.opsBefore = base.opsBefore;
   TrainingRun run(*build.graph, options, budgetBytes, build.report, &base,
-                  verify);
+                  verify, plan);
   REMAT_RETURN_IF_ERROR(run.run());
   build.verified = run.verified();
   return build;

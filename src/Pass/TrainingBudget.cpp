@@ -19,6 +19,7 @@
 #include "Pass/TrainingInternal.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Pass/Recompute.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Stopwatch.h"
 #include "remat/Support/Units.h"
@@ -28,6 +29,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <optional>
 #include <string>
@@ -44,8 +46,12 @@ struct Trial {
   double overhead = 0;
   /// The budget the planner was told, when not the search's own.
   std::optional<int64_t> plannerBudget;
-  /// How many graphs were built to get here.
+  /// How many graphs were built to get here, and how many plans were made
+  /// but not built: they could not beat the best plan, or repeated one.
   int builds = 1;
+  int unbuilt = 0;
+  /// Not built because it could not beat the best plan: no figures.
+  bool dropped = false;
   /// The training graph built (not yet verified) and its report, kept
   /// while the trial may be the one returned.
   TrainingBuild build;
@@ -62,10 +68,12 @@ constexpr int64_t kIlpOpLimit = 24;
 constexpr int64_t kApOpLimit = 5000;
 constexpr int kIlpSeconds = 10;
 
-/// `auto` stops building candidates once they have built this many ops in
-/// all: a planning-time limit that keeps the output deterministic. About 8
-/// builds of a million-op graph; every candidate below about 100k ops.
-constexpr int64_t kSearchOpBudget = 8'000'000;
+/// `auto` stops trying candidates once they have built this many ops in all
+/// (a plan not built counting `1 / kPlansPerBuild` of its graph): a
+/// planning-time limit that keeps the output deterministic. On a million-op
+/// graph, the `chain` DP's build and a plan that cannot beat it; every
+/// candidate below about 40k ops.
+constexpr int64_t kSearchOpBudget = 2'000'000;
 
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
@@ -98,6 +106,11 @@ std::vector<std::string> autoCandidates(const Graph &graph,
   return strategies;
 }
 
+/// A plan made but not built costs the search this share of a build: about
+/// what planning costs beside copying, rewriting, scheduling and simulating
+/// a million-op graph.
+constexpr int64_t kPlansPerBuild = 4;
+
 /// At most this many builds calibrate a modelled planner's budget.
 constexpr int kCalibrationRounds = 8;
 
@@ -126,23 +139,91 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
   return candidate.peakBytes < best.peakBytes;
 }
 
-/// Builds `strategy` on a copy of `base`; the trial keeps the graph when
-/// `keepGraph`.
-absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
-                                  const TrainingOptions &options,
-                                  const std::string &strategy,
-                                  std::optional<int64_t> budget = {},
-                                  bool keepGraph = true) {
+/// Plain autodiff's trial, from the schedule `base` made for it: built only
+/// if chosen. A graph on devices is judged by its largest device, which
+/// only a build knows.
+std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
+                                       const TrainingOptions &options) {
+  if (!options.finalPipeline.empty())
+    return std::nullopt;
+  Trial plain{"none", base.plainSchedule.peakBytesAfter, 0, 0.0};
+  plain.builds = 0;
+  return plain;
+}
+
+/// `strategy`'s plan of `base` with its options, told `budget`.
+absl::StatusOr<BasePlan> planStrategy(const DifferentiatedGraph &base,
+                                      const TrainingOptions &options,
+                                      const std::string &strategy,
+                                      std::optional<int64_t> budget) {
+  TrainingOptions trial = options;
+  trial.strategy = strategy;
+  return planDifferentiated(base, trial, budget);
+}
+
+/// Builds `plan`, `strategy`'s, on a copy of `base`; the trial keeps the
+/// graph when `keepGraph`.
+absl::StatusOr<Trial> buildPlan(const DifferentiatedGraph &base,
+                                const TrainingOptions &options,
+                                const std::string &strategy,
+                                std::optional<int64_t> budget,
+                                const BasePlan &plan, bool keepGraph) {
   TrainingOptions trial = options;
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(
       TrainingBuild build,
-      buildFromDifferentiated(base, trial, budget, /*verify=*/false));
+      buildFromDifferentiated(base, trial, budget, /*verify=*/false, &plan));
   Trial result{strategy, build.report.planPeakBytes(),
                build.report.flopsRecompute, build.report.overhead};
   if (keepGraph)
     result.build = std::move(build);
   return result;
+}
+
+/// Plans `strategy` and builds it on a copy of `base`, unless its plan
+/// recomputes more than `toBeat` FLOPs (the best fitting plan's): then it
+/// could not win, and the trial, not built, has no figures. The trial keeps
+/// the graph when `keepGraph`.
+absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
+                                  const TrainingOptions &options,
+                                  const std::string &strategy,
+                                  std::optional<int64_t> budget = {},
+                                  bool keepGraph = true,
+                                  std::optional<int64_t> toBeat = {}) {
+  REMAT_ASSIGN_OR_RETURN(BasePlan plan,
+                         planStrategy(base, options, strategy, budget));
+  if (toBeat &&
+      recomputeFlopsLowerBound(*base.graph, base.forwardOpIdBound, plan.plan,
+                               base.plainOrder) > *toBeat) {
+    Trial dropped{strategy};
+    dropped.builds = 0;
+    dropped.unbuilt = 1;
+    dropped.dropped = true;
+    return dropped;
+  }
+  return buildPlan(base, options, strategy, budget, plan, keepGraph);
+}
+
+/// Whether two plans of one graph are the same plan.
+bool samePlan(const RematPlan &a, const RematPlan &b) {
+  auto sameRegions = [](const RematPlan &a, const RematPlan &b) {
+    return std::equal(a.regions.begin(), a.regions.end(), b.regions.begin(),
+                      b.regions.end(),
+                      [](const RegionSpan &x, const RegionSpan &y) {
+                        return x.path == y.path && x.depth == y.depth;
+                      });
+  };
+  auto sameSteps = [](const std::vector<RecomputeStep> &a,
+                      const std::vector<RecomputeStep> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const RecomputeStep &x, const RecomputeStep &y) {
+                        return x.before == y.before && x.ops == y.ops;
+                      });
+  };
+  if (a.plain != b.plain || a.kept != b.kept || !sameRegions(a, b) ||
+      a.schedule.has_value() != b.schedule.has_value())
+    return false;
+  return !a.schedule || sameSteps(*a.schedule, *b.schedule);
 }
 
 /// Builds the modelled planner `strategy` at budgets shifted by what its
@@ -155,21 +236,45 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     int rounds = kCalibrationRounds,
                                     bool keepGraph = true) {
   std::optional<Trial> best;
+  // Every round's plan and figures: a plan made again is not built again.
+  struct Round {
+    RematPlan plan;
+    int64_t peakBytes, flopsRecompute;
+  };
+  std::vector<Round> done;
+  int builds = 0;
   // Told budgets known to fit (lo) and known to overshoot (hi).
   int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
   int64_t told = budget;
   for (int round = 0; round < rounds; ++round) {
-    REMAT_ASSIGN_OR_RETURN(
-        Trial trial, tryStrategy(base, options, strategy, told, keepGraph));
-    trial.plannerBudget = told;
+    REMAT_ASSIGN_OR_RETURN(BasePlan plan,
+                           planStrategy(base, options, strategy, told));
+    const Round *again = nullptr;
+    for (const Round &earlier : done)
+      if (samePlan(earlier.plan, plan.plan))
+        again = &earlier;
+    std::optional<Trial> built;
+    int64_t peak, flops;
+    if (again) {
+      peak = again->peakBytes;
+      flops = again->flopsRecompute;
+    } else {
+      REMAT_ASSIGN_OR_RETURN(built, buildPlan(base, options, strategy, told,
+                                              plan, keepGraph));
+      ++builds;
+      built->plannerBudget = told;
+      peak = built->peakBytes;
+      flops = built->flopsRecompute;
+      done.push_back({std::move(plan.plan), peak, flops});
+    }
     // The same plan again (a model that admits nothing cheaper or smaller)
     // will not move.
-    bool same = best && trial.peakBytes == best->peakBytes &&
-                trial.flopsRecompute == best->flopsRecompute;
-    int64_t peak = trial.peakBytes, flops = trial.flopsRecompute;
-    if (!best || isBetter(trial, *best, budget))
-      best = std::move(trial);
-    best->builds = round + 1;
+    bool same =
+        best && peak == best->peakBytes && flops == best->flopsRecompute;
+    if (built && (!best || isBetter(*built, *best, budget)))
+      best = std::move(built);
+    best->builds = builds;
+    best->unbuilt = round + 1 - builds;
     if (same)
       break;
     int64_t miss = 0;
@@ -221,38 +326,47 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
   stopwatch.restart();
   // The baseline resolves a share of plain autodiff's peak to bytes.
-  REMAT_ASSIGN_OR_RETURN(Trial plain,
-                         tryStrategy(base, options, "none", std::nullopt,
-                                     /*keepGraph=*/searching));
+  std::optional<Trial> plain = unbuiltPlainTrial(base, options);
+  if (!plain) {
+    REMAT_ASSIGN_OR_RETURN(plain,
+                           tryStrategy(base, options, "none", std::nullopt,
+                                       /*keepGraph=*/searching));
+  }
   double plainSeconds = stopwatch.seconds();
   if (!searching)
-    searchTimings.push_back({"none", 1, plainSeconds});
+    searchTimings.push_back({"none", plain->builds, plainSeconds});
   REMAT_ASSIGN_OR_RETURN(int64_t budget,
-                         parseByteSize(*options.budget, plain.peakBytes));
+                         parseByteSize(*options.budget, plain->peakBytes));
 
   // A given strategy is built once.
   std::optional<Trial> best;
   if (searching) {
-    int64_t opsBuilt = 0;
+    int64_t work = 0;
     size_t tried = 0;
-    for (; tried < strategies.size() && opsBuilt < kSearchOpBudget; ++tried) {
+    for (; tried < strategies.size() && work < kSearchOpBudget; ++tried) {
       const std::string &strategy = strategies[tried];
       stopwatch.restart();
+      std::optional<int64_t> toBeat;
+      if (best && best->peakBytes <= budget)
+        toBeat = best->flopsRecompute;
       Trial trial;
       if (strategy == "none") {
-        trial = std::move(plain);
+        trial = std::move(*plain);
       } else if (isModelledPlanner(strategy)) {
         REMAT_ASSIGN_OR_RETURN(
             trial, tryCalibrated(base, options, strategy, budget));
       } else {
         REMAT_ASSIGN_OR_RETURN(trial,
-                               tryStrategy(base, options, strategy, budget));
+                               tryStrategy(base, options, strategy, budget,
+                                           /*keepGraph=*/true, toBeat));
       }
-      opsBuilt += forwardOps * trial.builds;
+      work += forwardOps * trial.builds + forwardOps / kPlansPerBuild *
+                                              trial.unbuilt;
       searchTimings.push_back(
           {strategy, trial.builds,
-           strategy == "none" ? plainSeconds : stopwatch.seconds()});
-      if (!best || isBetter(trial, *best, budget))
+           strategy == "none" ? plainSeconds : stopwatch.seconds(),
+           trial.unbuilt});
+      if (!trial.dropped && (!best || isBetter(trial, *best, budget)))
         best = std::move(trial);
     }
     strategies.resize(tried);
@@ -265,8 +379,18 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
       REMAT_ASSIGN_OR_RETURN(
           best, tryStrategy(base, options, options.strategy, budget));
     }
-    searchTimings.push_back(
-        {options.strategy, best->builds, stopwatch.seconds()});
+    searchTimings.push_back({options.strategy, best->builds,
+                             stopwatch.seconds(), best->unbuilt});
+  }
+  // Plain autodiff chosen: built now.
+  if (!best->build.graph) {
+    stopwatch.restart();
+    int64_t planned = best->peakBytes;
+    REMAT_ASSIGN_OR_RETURN(best, tryStrategy(base, options, "none"));
+    assert(best->peakBytes == planned &&
+           "plain autodiff's build differs from its schedule");
+    (void)planned;
+    searchTimings.push_back({"none", 1, stopwatch.seconds()});
   }
   REMAT_RETURN_IF_ERROR(verifyBuild(best->build));
   graph.swap(*best->build.graph);
@@ -293,12 +417,15 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   std::unique_ptr<Graph> differentiated = graph.clone();
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(*differentiated, options));
-  REMAT_ASSIGN_OR_RETURN(
-      Trial plain, tryStrategy(base, options, "none", std::nullopt,
-                               /*keepGraph=*/false));
-  int64_t plainPeak = plain.peakBytes;
+  std::optional<Trial> plain = unbuiltPlainTrial(base, options);
+  if (!plain) {
+    REMAT_ASSIGN_OR_RETURN(plain,
+                           tryStrategy(base, options, "none", std::nullopt,
+                                       /*keepGraph=*/false));
+  }
+  int64_t plainPeak = plain->peakBytes;
   std::vector<Trial> trials;
-  trials.push_back(std::move(plain));
+  trials.push_back(std::move(*plain));
   for (const std::string &strategy :
        autoCandidates(graph, /*forOneBudget=*/false)) {
     if (strategy == "none")

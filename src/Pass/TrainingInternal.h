@@ -14,6 +14,7 @@
 #ifndef REMAT_SRC_PASS_TRAININGINTERNAL_H
 #define REMAT_SRC_PASS_TRAININGINTERNAL_H
 
+#include "remat/Pass/Planner.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Pass/Training.h"
 
@@ -53,15 +54,32 @@ struct TrainingBuild {
   bool verified = false;
 };
 
+/// A plan made on `DifferentiatedGraph::graph` itself, before any copy: its
+/// ops and values are that graph's.
+struct BasePlan {
+  RematPlan plan;
+  /// The report's `plan` step.
+  ReportPassTime time;
+};
+
+/// Runs `options.strategy`'s planner on `base.graph`, as a build would on
+/// its copy, told `budgetBytes`.
+absl::StatusOr<BasePlan>
+planDifferentiated(const DifferentiatedGraph &base,
+                   const TrainingOptions &options,
+                   std::optional<int64_t> budgetBytes = std::nullopt);
+
 /// Builds `options.strategy`'s training graph on a copy of `base.graph`,
-/// as `buildTrainingGraphAsGiven` would from the forward graph. Unless
-/// `verify`, the final verifier is left to `verifyBuild` (a search verifies
-/// only the build it returns); its step stays in the report's timings.
+/// as `buildTrainingGraphAsGiven` would from the forward graph; with `plan`
+/// (made by `planDifferentiated` with the same options and budget), that
+/// plan instead of planning again. Unless `verify`, the final verifier is
+/// left to `verifyBuild` (a search verifies only the build it returns); its
+/// step stays in the report's timings.
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
                         const TrainingOptions &options,
                         std::optional<int64_t> budgetBytes = std::nullopt,
-                        bool verify = true);
+                        bool verify = true, const BasePlan *plan = nullptr);
 
 /// Runs the verifier a build left out, timed as its report's `verify` step.
 absl::Status verifyBuild(TrainingBuild &build);

@@ -86,6 +86,37 @@ TEST(BudgetTest, AFullBudgetCostsNoRecompute) {
   EXPECT_EQ(report.peakBytesAfter, report.peakBytesBefore);
 }
 
+/// Builds `forward` with `strategy` at `budget`.
+TrainingReport buildAt(const Graph &forward, const std::string &strategy,
+                       const std::string &budget) {
+  TrainingOptions options;
+  options.strategy = strategy;
+  options.budget = budget;
+  std::unique_ptr<Graph> graph = forward.clone();
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
+  EXPECT_TRUE(report.ok()) << strategy << ": " << report.status();
+  return report.ok() ? *report : TrainingReport{};
+}
+
+TEST(BudgetTest, CandidatesLeftUnbuiltCouldNotHaveWon) {
+  // Once a plan fits, the search drops every later plan that recomputes
+  // more before building it. Built alone, each dropped plan recomputes
+  // more than the plan chosen.
+  std::unique_ptr<Graph> forward = deepMlp();
+  ASSERT_TRUE(forward);
+  TrainingReport chosen = expectWithinBudget(*forward, "50%");
+  ASSERT_EQ(chosen.budgetMet, true);
+  int dropped = 0;
+  for (const ReportSearchTime &row : chosen.searchTimings) {
+    if (row.builds > 0 || row.unbuilt == 0)
+      continue;
+    ++dropped;
+    TrainingReport alone = buildAt(*forward, row.strategy, "50%");
+    EXPECT_GT(alone.flopsRecompute, chosen.flopsRecompute) << row.strategy;
+  }
+  EXPECT_GT(dropped, 3);
+}
+
 TEST(BudgetTest, AnUnreachableBudgetBuildsTheLowestPeakAndWarns) {
   std::unique_ptr<Graph> forward = deepMlp();
   ASSERT_TRUE(forward);

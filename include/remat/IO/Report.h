@@ -40,6 +40,9 @@ struct ReportSearchTime {
   std::string strategy;
   int builds = 0;
   double seconds = 0;
+  /// Plans made but not built: they could not beat the best plan, or
+  /// repeated one already built.
+  int unbuilt = 0;
 };
 
 /// A kept tensor, for `--explain`.

@@ -22,6 +22,7 @@
 #include "remat/Pass/Planner.h"
 
 #include "absl/status/statusor.h"
+#include "llvm/ADT/ArrayRef.h"
 
 #include <cstdint>
 #include <string>
@@ -91,6 +92,17 @@ struct RecomputeResult {
 absl::StatusOr<RecomputeResult>
 rematerialize(Graph &training, unsigned forwardOpIdBound,
               const RematPlan &plan, const RecomputeOptions &options = {});
+
+/// The FLOPs of the copies `rematerialize` makes for `plan`, counted
+/// without rewriting, on `training` with its ops in the order `scheduleIds`
+/// gives (every op's id once; the order the rewrite will see, e.g. after
+/// `scheduleForMemory`). Exact for a schedule and for kept values without
+/// regions; a lower bound with regions (0 when they nest) and with forced
+/// dependencies, whose arithmetic it leaves out. Linear in the graph.
+int64_t recomputeFlopsLowerBound(const Graph &training,
+                                 unsigned forwardOpIdBound,
+                                 const RematPlan &plan,
+                                 llvm::ArrayRef<unsigned> scheduleIds);
 
 /// `differentiate` then `rematerialize`: the forward graph `graph` (verified,
 /// loss = output 0) becomes its training graph.
