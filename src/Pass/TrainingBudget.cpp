@@ -75,12 +75,20 @@ constexpr int kIlpSeconds = 10;
 /// candidate below about 40k ops.
 constexpr int64_t kSearchOpBudget = 2'000'000;
 
+/// A second grouping of the block chain for the DP, finer than its default
+/// 32 stages: boundaries elsewhere, and within a few slots of a budget more
+/// of them fit (the 1000-layer MLP at half its peak recomputes 512 layers
+/// instead of 513, the fewest any schedule can: docs/benchmarks.md). The
+/// DP's time grows as stages cubed: about twice the default's.
+constexpr int kFinerChainStages = 40;
+
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
 /// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
 /// count, recomputing everything, and for one budget the DP with parameter
-/// gradients counted late (`chain=late`), XLA's and PyTorch's passes
-/// (`xla`, `mincut`), Checkmate's baselines and, on small graphs, the ILP.
+/// gradients counted late (`chain=late`) and on finer stages, XLA's and
+/// PyTorch's passes (`xla`, `mincut`), Checkmate's baselines and, on small
+/// graphs, the ILP.
 /// O(log ops) plans.
 std::vector<std::string> autoCandidates(const Graph &graph,
                                         bool forOneBudget) {
@@ -96,8 +104,11 @@ std::vector<std::string> autoCandidates(const Graph &graph,
     strategies.push_back(fmt::format("sqrtn={}", k));
   strategies.push_back("all");
   if (forOneBudget)
-    llvm::append_range(strategies, std::vector<std::string>{"chain=late",
-                                                            "xla", "mincut"});
+    llvm::append_range(
+        strategies,
+        std::vector<std::string>{"chain=late",
+                                 fmt::format("chain={}", kFinerChainStages),
+                                 "xla", "mincut"});
   if (forOneBudget && limit <= kApOpLimit)
     llvm::append_range(strategies,
                        std::vector<std::string>{"ap-sqrtn", "ap-greedy"});
