@@ -89,6 +89,11 @@ public:
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size()));
       return plan;
     }
+    if (problem.onProgress)
+      problem.onProgress(fmt::format(
+          "ilp: plan recomputes {} FLOPs, modelled peak {} at node {}",
+          result.cost.recomputeCost, formatBytes(result.cost.peakBytes),
+          result.cost.peakNode));
     plan.schedule = ilp::stepsOf(graph, result.schedule);
     plan.optimalityGap = result.gap;
     if (result.status == ilp::IlpStatusKind::Feasible)

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Ilp/IlpInternal.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
@@ -143,12 +144,7 @@ std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,
 }
 
 std::vector<std::vector<int>> readersOf(const RematProblem &problem) {
-  std::vector<std::vector<int>> readers(problem.nodes.size());
-  for (int reader = 0, e = int(problem.nodes.size()); reader < e; ++reader)
-    for (int dep : problem.nodes[reader].deps)
-      if (readers[dep].empty() || readers[dep].back() != reader)
-        readers[dep].push_back(reader);
-  return readers;
+  return buildDag(problem).readers;
 }
 
 } // namespace remat::ilp

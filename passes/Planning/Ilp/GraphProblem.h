@@ -55,7 +55,8 @@ struct NodeCopy {
 std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,
                                          std::vector<NodeCopy> copies);
 
-/// By node: the nodes that read it, increasing, each once. O(nodes + edges).
+/// By node: the nodes that read it, increasing, each once (`buildDag`'s
+/// readers). O(nodes + edges log edges).
 std::vector<std::vector<int>> readersOf(const RematProblem &problem);
 
 } // namespace remat::ilp
