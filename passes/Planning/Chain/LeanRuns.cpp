@@ -192,8 +192,10 @@ std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
         buildRun(problem, nodes, values, keep, stamp, epoch);
     if (!lean)
       continue;
+    // Runs alike in every figure the DP reads are one.
     bool seen = llvm::any_of(runs, [&](const LeanRun &other) {
-      return other.run.savedBytes == lean->run.savedBytes &&
+      return other.run.forwardBytes == lean->run.forwardBytes &&
+             other.run.savedBytes == lean->run.savedBytes &&
              other.run.extraBytes == lean->run.extraBytes &&
              other.run.extraCost == lean->run.extraCost;
     });
