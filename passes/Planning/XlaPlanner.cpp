@@ -321,8 +321,14 @@ void XlaWalk::run() {
   }
   peak = graph_.problem.constantBytes;
   for (current_ = 0; current_ < n; ++current_) {
+    // The copies made before this node, with the operands copied for them
+    // alone, live at its even slot: the walk's peak counts them, though it
+    // checks the budget at the node's own slot (docs/planners.md).
+    now_ = slotOf(current_) - 1;
+    live_ += delta_[now_];
+    peak = std::max(peak, graph_.problem.constantBytes + live_);
     now_ = slotOf(current_);
-    live_ += delta_[now_ - 1] + delta_[now_];
+    live_ += delta_[now_];
     while (!copyStarts_.empty() && copyStarts_.top().first <= now_) {
       int node = copyStarts_.top().second;
       copyStarts_.pop();
