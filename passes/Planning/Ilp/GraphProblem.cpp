@@ -10,6 +10,7 @@
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
 #include "remat/IR/Graph.h"
+#include "remat/Pass/Schedule.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -27,6 +28,28 @@ bool isViewOp(const Op &op) {
   return true;
 }
 
+/// The graph's ops in the order the memory-aware scheduler gives plain
+/// autodiff, which is how the built graph runs them: the MILP's stages follow
+/// it, so that its memory model keeping everything is the plain graph's
+/// simulated peak (autodiff's own order holds, on an LSTM, every step's
+/// weight-gradient terms until the sums at the end: 40% more). The graph's
+/// own order when it cannot be scheduled.
+std::vector<Op *> scheduledOps(const Graph &graph) {
+  std::vector<Op *> byId(graph.opIdBound(), nullptr);
+  std::vector<Op *> order;
+  for (const Op &op : graph.ops()) {
+    byId[op.id()] = const_cast<Op *>(&op);
+    order.push_back(const_cast<Op *>(&op));
+  }
+  std::unique_ptr<Graph> copy = graph.clone(Graph::CloneIds::Keep);
+  if (!scheduleForMemory(*copy).ok())
+    return order;
+  order.clear();
+  for (const Op &op : copy->ops())
+    order.push_back(byId[op.id()]);
+  return order;
+}
+
 } // namespace
 
 GraphProblem buildGraphProblem(const PlanningProblem &planning) {
@@ -39,11 +62,12 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
     return nodeOf[storageOwner(value)->producer()->id()];
   };
 
-  // Forward ops first, then gradient ops, each in graph order: a valid
+  // Forward ops first, then gradient ops, each in scheduled order: a valid
   // topological order, as autodiff only appends.
+  std::vector<Op *> order = scheduledOps(graph);
   for (bool forward : {true, false}) {
-    for (const Op &constOp : graph.ops()) {
-      Op &op = const_cast<Op &>(constOp);
+    for (Op *opPointer : order) {
+      Op &op = *opPointer;
       if (planning.isForward(op) != forward)
         continue;
       if (op.numOperands() == 0 && (forward || op.hasFlag(OpFlagLeaf))) {
