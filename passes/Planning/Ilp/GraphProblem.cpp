@@ -12,6 +12,7 @@
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Schedule.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <tuple>
@@ -105,22 +106,33 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
 
   // What the outputs hold is live to the end. The forward pass's outputs
   // count as constant (recomputing the loss after the backward pass would
-  // have no op to run before); the gradients are read by a last node, so
-  // that each counts from the stage that computes it.
-  llvm::BitVector counted(problem.nodes.size());
+  // have no op to run before); a gradient node whose results are all
+  // outputs is read by a last node, so that it counts from the stage that
+  // computes it. A gradient node with other results too (a batch norm's
+  // input gradient beside its scale and shift gradients) keeps those, freed
+  // after their last reader, and its outputs count as constant: the last
+  // node would hold its whole storage to the end.
+  std::vector<int64_t> outputBytes(problem.nodes.size(), 0);
+  llvm::BitVector holdsOutput(problem.nodes.size());
+  llvm::DenseSet<const Value *> counted;
+  for (const Value *output : graph.outputs()) {
+    const Value *owner = storageOwner(output);
+    int node = nodeOf[owner->producer()->id()];
+    if (node < 0 || !counted.insert(owner).second)
+      continue;
+    holdsOutput.set(node);
+    outputBytes[node] += ownedBytes(*owner);
+  }
   RematNode sink;
   sink.backward = true;
-  for (const Value *output : graph.outputs()) {
-    int node = nodeOfValue(output);
-    if (node < 0 || counted.test(node))
-      continue;
-    counted.set(node);
-    if (problem.nodes[node].backward) {
+  for (int node : holdsOutput.set_bits()) {
+    RematNode &info = problem.nodes[node];
+    if (info.backward && outputBytes[node] == info.bytes) {
       sink.deps.push_back(node);
       continue;
     }
-    problem.constantBytes += problem.nodes[node].bytes;
-    problem.nodes[node].bytes = 0;
+    problem.constantBytes += outputBytes[node];
+    info.bytes -= outputBytes[node];
   }
   if (!sink.deps.empty()) {
     problem.nodes.push_back(std::move(sink));
