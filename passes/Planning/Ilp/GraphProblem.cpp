@@ -10,7 +10,9 @@
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
 #include "remat/IR/Graph.h"
+#include "remat/Pass/Schedule.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
 #include <tuple>
@@ -27,6 +29,28 @@ bool isViewOp(const Op &op) {
   return true;
 }
 
+/// The graph's ops in the order the memory-aware scheduler gives plain
+/// autodiff, which is how the built graph runs them: the MILP's stages follow
+/// it, so that its memory model keeping everything is the plain graph's
+/// simulated peak (autodiff's own order holds, on an LSTM, every step's
+/// weight-gradient terms until the sums at the end: 40% more). The graph's
+/// own order when it cannot be scheduled.
+std::vector<Op *> scheduledOps(const Graph &graph) {
+  std::vector<Op *> byId(graph.opIdBound(), nullptr);
+  std::vector<Op *> order;
+  for (const Op &op : graph.ops()) {
+    byId[op.id()] = const_cast<Op *>(&op);
+    order.push_back(const_cast<Op *>(&op));
+  }
+  std::unique_ptr<Graph> copy = graph.clone(Graph::CloneIds::Keep);
+  if (!scheduleForMemory(*copy).ok())
+    return order;
+  order.clear();
+  for (const Op &op : copy->ops())
+    order.push_back(byId[op.id()]);
+  return order;
+}
+
 } // namespace
 
 GraphProblem buildGraphProblem(const PlanningProblem &planning) {
@@ -39,11 +63,12 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
     return nodeOf[storageOwner(value)->producer()->id()];
   };
 
-  // Forward ops first, then gradient ops, each in graph order: a valid
+  // Forward ops first, then gradient ops, each in scheduled order: a valid
   // topological order, as autodiff only appends.
+  std::vector<Op *> order = scheduledOps(graph);
   for (bool forward : {true, false}) {
-    for (const Op &constOp : graph.ops()) {
-      Op &op = const_cast<Op &>(constOp);
+    for (Op *opPointer : order) {
+      Op &op = *opPointer;
       if (planning.isForward(op) != forward)
         continue;
       if (op.numOperands() == 0 && (forward || op.hasFlag(OpFlagLeaf))) {
@@ -81,22 +106,33 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
 
   // What the outputs hold is live to the end. The forward pass's outputs
   // count as constant (recomputing the loss after the backward pass would
-  // have no op to run before); the gradients are read by a last node, so
-  // that each counts from the stage that computes it.
-  llvm::BitVector counted(problem.nodes.size());
+  // have no op to run before); a gradient node whose results are all
+  // outputs is read by a last node, so that it counts from the stage that
+  // computes it. A gradient node with other results too (a batch norm's
+  // input gradient beside its scale and shift gradients) keeps those, freed
+  // after their last reader, and its outputs count as constant: the last
+  // node would hold its whole storage to the end.
+  std::vector<int64_t> outputBytes(problem.nodes.size(), 0);
+  llvm::BitVector holdsOutput(problem.nodes.size());
+  llvm::DenseSet<const Value *> counted;
+  for (const Value *output : graph.outputs()) {
+    const Value *owner = storageOwner(output);
+    int node = nodeOf[owner->producer()->id()];
+    if (node < 0 || !counted.insert(owner).second)
+      continue;
+    holdsOutput.set(node);
+    outputBytes[node] += ownedBytes(*owner);
+  }
   RematNode sink;
   sink.backward = true;
-  for (const Value *output : graph.outputs()) {
-    int node = nodeOfValue(output);
-    if (node < 0 || counted.test(node))
-      continue;
-    counted.set(node);
-    if (problem.nodes[node].backward) {
+  for (int node : holdsOutput.set_bits()) {
+    RematNode &info = problem.nodes[node];
+    if (info.backward && outputBytes[node] == info.bytes) {
       sink.deps.push_back(node);
       continue;
     }
-    problem.constantBytes += problem.nodes[node].bytes;
-    problem.nodes[node].bytes = 0;
+    problem.constantBytes += outputBytes[node];
+    info.bytes -= outputBytes[node];
   }
   if (!sink.deps.empty()) {
     problem.nodes.push_back(std::move(sink));

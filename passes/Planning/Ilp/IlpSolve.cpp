@@ -21,6 +21,7 @@
 #include <coin/CbcSolver.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -144,15 +145,21 @@ static void runDriver(CbcModel &cbc, const IlpOptions &options) {
   CbcMain1(int(argv.size()), argv.data(), cbc);
 }
 
-/// The outcome of a finished run, its schedule checked exactly.
+/// The outcome of a finished run, its schedule checked exactly. A run that
+/// reached the time limit proves nothing infeasible: stopped in its root
+/// (preprocessing, cuts), CBC's driver may report infeasibility with no search
+/// done (a cold 99-op MLP at 50% did, in 86 s against a 60 s limit, while a
+/// warm-started run planned it).
 static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                                             const IlpColumns &columns,
-                                            const CbcModel &cbc) {
+                                            const CbcModel &cbc,
+                                            bool reachedTimeLimit) {
   IlpResult result;
   result.nodes = cbc.getNodeCount();
   const double *values = cbc.bestSolution();
   if (!values) {
-    result.status = cbc.isProvenInfeasible() || cbc.status() == 0
+    bool infeasible = cbc.isProvenInfeasible() || cbc.status() == 0;
+    result.status = infeasible && !reachedTimeLimit
                         ? IlpStatusKind::Infeasible
                         : IlpStatusKind::NoSolution;
     return result;
@@ -232,9 +239,15 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   }
   if (!start.empty())
     cbc.setMIPStart(start);
+  auto driverStart = std::chrono::steady_clock::now();
   runDriver(cbc, options);
-  REMAT_ASSIGN_OR_RETURN(IlpResult result,
-                         readResult(problem, *model.columns, cbc));
+  std::chrono::duration<double> driverSeconds =
+      std::chrono::steady_clock::now() - driverStart;
+  bool reachedTimeLimit = cbc.isSecondsLimitReached() ||
+                          driverSeconds.count() >= options.timeLimitSeconds;
+  REMAT_ASSIGN_OR_RETURN(
+      IlpResult result,
+      readResult(problem, *model.columns, cbc, reachedTimeLimit));
   if (options.warmStart)
     keepWarmStartIfBetter(result, *options.warmStart, *startCost);
   return result;
