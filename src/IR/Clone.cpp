@@ -19,20 +19,18 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
   std::vector<Op *> opMap(nextOpId_, nullptr);
   llvm::SmallVector<Value *, 4> operands;
   llvm::SmallVector<Type, 2> types;
-  llvm::SmallVector<std::string, 2> names;
   for (const Op &op : ops_) {
     operands.clear();
     for (Value *operand : op.operands())
       operands.push_back(valueMap[operand->id()]);
     types.clear();
-    names.clear();
-    for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
+    for (unsigned i = 0, e = op.numResults(); i < e; ++i)
       types.push_back(op.result(i)->type());
-      names.push_back(op.result(i)->name().str());
-    }
+    // Names come with the name table below.
     Op *newOp =
-        copy->createOpImpl(op.def(), operands, op.attrs(), types, names,
-                           /*insertBefore=*/nullptr, /*registerNames=*/false);
+        copy->createOpImpl(op.def(), operands, op.attrs(), types,
+                           /*resultNames=*/{}, /*insertBefore=*/nullptr,
+                           /*registerNames=*/false);
     newOp->setLoc(op.loc());
     newOp->setRegion(op.region().str());
     newOp->setDevice(op.device().str());
@@ -53,11 +51,14 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
     for (Value *member : collection.values)
       copy->addToCollection(collection.name, valueMap[member->id()]);
   // The name table copied whole, without hashing a name (same buckets),
-  // then pointed at the copies. New values get the names the original would
-  // give them.
+  // then pointed at the copies, whose names are its keys. New values get
+  // the names the original would give them.
   copy->valuesByName_ = valuesByName_;
-  for (auto &entry : copy->valuesByName_)
-    entry.second = valueMap[entry.second->id()];
+  for (auto &entry : copy->valuesByName_) {
+    Value *value = valueMap[entry.second->id()];
+    entry.second = value;
+    value->nameEntry_ = &entry;
+  }
   copy->nextSuffix_ = nextSuffix_;
   if (!keepIds)
     return copy;

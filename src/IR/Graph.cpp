@@ -43,14 +43,12 @@ Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
     llvm::StringRef base = resultNames.empty() ? llvm::StringRef() : resultNames[i];
     if (base.empty())
       base = def.name;
-    if (!registerNames) {
-      result.name_ = base.str();
-    } else if (valuesByName_.try_emplace(base, &result).second) {
+    if (registerNames) {
       // One hash lookup when the name is free, the common case.
-      result.name_ = base.str();
-    } else {
-      result.name_ = uniqueName(base);
-      valuesByName_[result.name_] = &result;
+      auto [entry, inserted] = valuesByName_.try_emplace(base, &result);
+      if (!inserted)
+        entry = valuesByName_.try_emplace(uniqueName(base), &result).first;
+      result.nameEntry_ = &*entry;
     }
     result.type_ = resultTypes[i];
     result.producer_ = op;
@@ -83,7 +81,7 @@ void Graph::erase(Op *op) {
     Value *result = op->result(i);
     assert(!result->hasUses() && "erasing an op whose results are used");
     assert(!llvm::is_contained(outputs_, result) && "erasing a graph output");
-    valuesByName_.erase(result->name_);
+    dropName(result);
   }
   if (op->kind() == "input")
     inputs_.erase(llvm::find(inputs_, op->result()));
@@ -125,6 +123,18 @@ void Graph::addToCollection(llvm::StringRef name, Value *value) {
   collections_[it->second].values.push_back(value);
 }
 
+void Graph::dropName(Value *value) {
+  // Through the entry: the table finds it by hashing the key once.
+  valuesByName_.remove(value->nameEntry_);
+  value->nameEntry_->Destroy(valuesByName_.getAllocator());
+  value->nameEntry_ = nullptr;
+}
+
+bool Graph::holdsName(const Value *value) const {
+  return value->producer() && value->producer()->graph() == this &&
+         value->nameEntry_ && value->nameEntry_->getValue() == value;
+}
+
 Value *Graph::lookupValue(llvm::StringRef name) const {
   return valuesByName_.lookup(name);
 }
@@ -141,13 +151,13 @@ std::string Graph::uniqueName(llvm::StringRef base) {
 }
 
 bool Graph::renameValue(Value *value, llvm::StringRef name) {
-  if (value->name_ == name)
+  if (value->name() == name)
     return true;
-  if (valuesByName_.count(name))
+  auto [entry, inserted] = valuesByName_.try_emplace(name, value);
+  if (!inserted)
     return false;
-  valuesByName_.erase(value->name_);
-  value->name_ = name.str();
-  valuesByName_[value->name_] = value;
+  dropName(value);
+  value->nameEntry_ = &*entry;
   return true;
 }
 

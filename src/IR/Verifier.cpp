@@ -120,7 +120,7 @@ private:
   absl::Status verifyResults(const Op &op) {
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      if (graph_.lookupValue(result->name()) != result)
+      if (!graph_.holdsName(result))
         return opError(op, fmt::format("result name %{} is not unique",
                                        result->name().str()));
       for (const Use &use : result->uses())

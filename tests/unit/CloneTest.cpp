@@ -121,5 +121,72 @@ TEST(CloneTest, SwapExchangesContentsAndOwnership) {
   EXPECT_TRUE(verify(second).ok()) << verify(second);
 }
 
+
+TEST(CloneTest, CopiesOwnTheirNames) {
+  // Names live in each graph's name table: renaming and erasing in the copy
+  // leaves the original's names, and the copy outlives its original.
+  std::unique_ptr<Graph> original = graphWithErasedSuffix();
+  std::unique_ptr<Graph> copy = original->clone(Graph::CloneIds::Keep);
+  Value *copiedA = copy->lookupValue("a");
+  ASSERT_NE(copiedA, nullptr);
+  EXPECT_NE(copiedA, original->lookupValue("a"));
+  EXPECT_TRUE(copy->holdsName(copiedA));
+  EXPECT_FALSE(original->holdsName(copiedA));
+  EXPECT_TRUE(copy->renameValue(copiedA, "renamed"));
+  EXPECT_FALSE(copy->renameValue(copiedA, "a.2"));
+  EXPECT_EQ(copiedA->name(), "renamed");
+  EXPECT_EQ(copy->lookupValue("a"), nullptr);
+  EXPECT_EQ(copy->lookupValue("renamed"), copiedA);
+  EXPECT_EQ(original->lookupValue("a")->name(), "a");
+  EXPECT_EQ(original->lookupValue("renamed"), nullptr);
+  original.reset();
+  EXPECT_EQ(copiedA->name(), "renamed");
+  EXPECT_EQ(copy->outputs()[0]->name(), "a.2");
+  EXPECT_TRUE(verify(*copy).ok()) << verify(*copy);
+}
+
+TEST(CloneTest, GraphOutlivesManyErasuresAndClones) {
+  // A chain grown and cut back repeatedly, cloned between rounds: every
+  // clone and the original stay verifiable, and erased names are free again.
+  auto g = std::make_unique<Graph>("churn");
+  Builder b(*g);
+  Value *x = b.input("x", f32({4}));
+  std::vector<std::unique_ptr<Graph>> copies;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<Value *> chain;
+    Value *last = x;
+    for (int i = 0; i < 50; ++i) {
+      last = b.op(i % 2 ? "relu" : "neg", {last}, {}, "v");
+      chain.push_back(last);
+    }
+    // The first round's chain is kept as the output; later ones are erased
+    // from the end, half of them after a clone has copied them.
+    if (round == 0) {
+      g->addOutput(last);
+      continue;
+    }
+    if (round % 2)
+      copies.push_back(g->clone(round % 4 == 1 ? Graph::CloneIds::Keep
+                                               : Graph::CloneIds::Renumber));
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      g->erase((*it)->producer());
+  }
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  EXPECT_EQ(g->numOps(), 51u);
+  EXPECT_TRUE(verify(*g).ok()) << verify(*g);
+  for (const std::unique_ptr<Graph> &copy : copies) {
+    EXPECT_EQ(copy->numOps(), 101u);
+    EXPECT_TRUE(verify(*copy).ok()) << verify(*copy);
+  }
+  // Erased values' names are gone from the table.
+  unsigned named = 0;
+  for (const Op &op : g->ops())
+    named += g->lookupValue(op.result()->name()) == op.result();
+  EXPECT_EQ(named, 51u);
+  g.reset();
+  for (const std::unique_ptr<Graph> &copy : copies)
+    EXPECT_EQ(copy->outputs()[0]->name(), "v.49");
+}
+
 } // namespace
 } // namespace remat

@@ -97,6 +97,10 @@ public:
   std::string uniqueName(llvm::StringRef base);
   /// Renames `value`; false (and no change) if another value has the name.
   bool renameValue(Value *value, llvm::StringRef name);
+  /// Whether `value` is a value of this graph that the name table maps its
+  /// name to; O(1), no hashing. The table's keys are unique, so the values
+  /// it holds have distinct names.
+  bool holdsName(const Value *value) const;
 
   /// Makes every reader of `from` (operands, outputs, collections) read `to`.
   void replaceAllUsesWith(Value *from, Value *to);
@@ -129,6 +133,9 @@ private:
                    AttrList attrs, llvm::ArrayRef<Type> resultTypes,
                    llvm::ArrayRef<std::string> resultNames,
                    Op *insertBefore, bool registerNames);
+
+  /// Removes `value`'s name from the table and frees it.
+  void dropName(Value *value);
 
   std::string name_;
   std::string sourceName_;

@@ -19,9 +19,8 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMapEntry.h"
 #include "llvm/ADT/StringRef.h"
-
-#include <string>
 
 namespace remat {
 
@@ -44,7 +43,7 @@ public:
   Value &operator=(const Value &) = delete;
 
   /// The name without the `%` sigil; unique within the graph.
-  llvm::StringRef name() const { return name_; }
+  llvm::StringRef name() const { return nameEntry_->getKey(); }
   const Type &type() const { return type_; }
   Op *producer() const { return producer_; }
   /// Which result of the producer this is.
@@ -69,7 +68,9 @@ private:
   void addUse(Op *user, unsigned operandIndex);
   void removeUse(Op *user, unsigned operandIndex);
 
-  std::string name_;
+  /// The graph's name-table entry for this value: the name is stored once,
+  /// as the table's key.
+  llvm::StringMapEntry<Value *> *nameEntry_ = nullptr;
   Type type_;
   Op *producer_ = nullptr;
   unsigned resultIndex_ = 0;
