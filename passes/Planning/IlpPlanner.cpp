@@ -40,7 +40,8 @@ public:
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
       return invalidArgument("strategy 'ilp' needs a budget (--budget=SIZE)");
-    ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+    ilp::GraphProblem graph =
+        ilp::buildGraphProblem(problem, ilp::GraphModel::Scheduled);
     graph.problem.budgetBytes = *problem.budgetBytes;
     REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
 

@@ -5,13 +5,13 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The training graph as the ILP's problem: keeping everything, the MILP's
-/// memory model gives the plain graph's simulated peak, never less (a plan
-/// that fits the model must fit once built) and not much more (or budgets
-/// that fit would be called infeasible). Autodiff's emission order held an
-/// LSTM's weight-gradient terms to the end (40% over), and a batch norm's
-/// input gradient stayed live with its parameter gradients (11% over on the
-/// residual net).
+/// The training graph as the ILP's problem (`GraphModel::Scheduled`):
+/// keeping everything, the MILP's memory model gives the plain graph's
+/// simulated peak, never less (a plan that fits the model must fit once
+/// built) and not much more (or budgets that fit would be called
+/// infeasible). Autodiff's emission order held an LSTM's weight-gradient
+/// terms to the end (40% over), and a batch norm's input gradient stayed live
+/// with its parameter gradients (11% more over on the residual net).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -41,7 +41,8 @@ TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
     ASSERT_TRUE(differentiate(*training).ok());
     planning.graph = training.get();
 
-    ilp::GraphProblem graph = ilp::buildGraphProblem(planning);
+    ilp::GraphProblem graph =
+        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
     absl::StatusOr<ilp::ScheduleCost> modelled = ilp::evaluateSchedule(
         graph.problem, ilp::keepAllSchedule(graph.problem));
     ASSERT_TRUE(modelled.ok()) << modelled.status();

@@ -53,7 +53,8 @@ std::vector<Op *> scheduledOps(const Graph &graph) {
 
 } // namespace
 
-GraphProblem buildGraphProblem(const PlanningProblem &planning) {
+GraphProblem buildGraphProblem(const PlanningProblem &planning,
+                               GraphModel model) {
   const Graph &graph = *planning.graph;
   GraphProblem result;
   RematProblem &problem = result.problem;
@@ -63,9 +64,15 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
     return nodeOf[storageOwner(value)->producer()->id()];
   };
 
-  // Forward ops first, then gradient ops, each in scheduled order: a valid
-  // topological order, as autodiff only appends.
-  std::vector<Op *> order = scheduledOps(graph);
+  // Forward ops first, then gradient ops, each in the graph's or the
+  // scheduled order: a valid topological order, as autodiff only appends.
+  std::vector<Op *> order;
+  if (model == GraphModel::Scheduled) {
+    order = scheduledOps(graph);
+  } else {
+    for (const Op &op : graph.ops())
+      order.push_back(const_cast<Op *>(&op));
+  }
   for (bool forward : {true, false}) {
     for (Op *opPointer : order) {
       Op &op = *opPointer;
@@ -113,6 +120,8 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
   // after their last reader, and its outputs count as constant: the last
   // node would hold its whole storage to the end.
   std::vector<int64_t> outputBytes(problem.nodes.size(), 0);
+  // In the order of the outputs that first name them.
+  std::vector<int> outputNodes;
   llvm::BitVector holdsOutput(problem.nodes.size());
   llvm::DenseSet<const Value *> counted;
   for (const Value *output : graph.outputs()) {
@@ -120,19 +129,25 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning) {
     int node = nodeOf[owner->producer()->id()];
     if (node < 0 || !counted.insert(owner).second)
       continue;
+    if (!holdsOutput.test(node))
+      outputNodes.push_back(node);
     holdsOutput.set(node);
     outputBytes[node] += ownedBytes(*owner);
   }
   RematNode sink;
   sink.backward = true;
-  for (int node : holdsOutput.set_bits()) {
+  for (int node : outputNodes) {
     RematNode &info = problem.nodes[node];
-    if (info.backward && outputBytes[node] == info.bytes) {
+    bool whole = model == GraphModel::Emitted || outputBytes[node] == info.bytes;
+    if (info.backward && whole) {
       sink.deps.push_back(node);
       continue;
     }
-    problem.constantBytes += outputBytes[node];
-    info.bytes -= outputBytes[node];
+    int64_t constant = info.backward || model == GraphModel::Scheduled
+                           ? outputBytes[node]
+                           : info.bytes;
+    problem.constantBytes += constant;
+    info.bytes -= constant;
   }
   if (!sink.deps.empty()) {
     problem.nodes.push_back(std::move(sink));

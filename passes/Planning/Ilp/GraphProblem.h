@@ -34,9 +34,25 @@ struct GraphProblem {
   std::vector<std::vector<Op *>> ops;
 };
 
-/// Nodes in the graph's order, forward ops first (`problem.isForward`).
+/// How closely the nodes model the built graph.
+enum class GraphModel {
+  /// Forward ops then gradient ops in the graph's order (autodiff's), and a
+  /// gradient node holding an output read whole by the last node: what the
+  /// chain, mincut, xla and AP planners are calibrated on.
+  Emitted,
+  /// Forward ops then gradient ops in the order the memory-aware scheduler
+  /// gives plain autodiff, and the outputs of a gradient node with other
+  /// results counted as constant, the rest freed after its last reader:
+  /// keeping everything then costs the plain graph's simulated peak or a
+  /// little more (the `ilp` planner; one schedule of a clone, O((ops +
+  /// edges) log ops)).
+  Scheduled,
+};
+
+/// Nodes forward ops first (`problem.isForward`), as `model` says.
 /// `budgetBytes` is left 0.
-GraphProblem buildGraphProblem(const PlanningProblem &problem);
+GraphProblem buildGraphProblem(const PlanningProblem &problem,
+                               GraphModel model = GraphModel::Emitted);
 
 /// The steps that realise `schedule`: before each stage's node, the other
 /// forward nodes the stage computes.
