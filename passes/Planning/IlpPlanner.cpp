@@ -29,6 +29,9 @@ namespace {
 /// How `ilp[=SECONDS][,cold]` is spelled.
 struct IlpPlannerOptions {
   std::optional<double> timeLimit;
+  /// Branch-and-bound nodes (`nodes=N`): a limit that gives the same plan on
+  /// any machine.
+  std::optional<int64_t> maxNodes;
   /// Solve without the baselines' warm start.
   bool cold = false;
 };
@@ -48,6 +51,7 @@ public:
     ilp::IlpOptions options;
     options.timeLimitSeconds =
         options_.timeLimit.value_or(problem.timeLimitSeconds);
+    options.maxNodes = options_.maxNodes;
     if (problem.onProgress)
       options.onProgress = [&](const ilp::IlpProgress &progress) {
         problem.onProgress(fmt::format(
@@ -99,7 +103,7 @@ public:
     plan.optimalityGap = result.gap;
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
-          "ilp: stopped at the time limit; the plan is within {:.2f}% of the "
+          "ilp: stopped at its limit; the plan is within {:.2f}% of the "
           "optimal recompute cost",
           100 * result.gap));
     return plan;
@@ -109,20 +113,32 @@ private:
   IlpPlannerOptions options_;
 };
 
-/// Parses the text after `ilp=`: a positive time limit in seconds and
-/// `cold`, each at most once, comma-separated.
+/// Parses the text after `ilp=`: a positive time limit in seconds,
+/// `nodes=N` and `cold`, each at most once, comma-separated.
 absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
   REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
                          splitPlannerList("ilp", argument));
   IlpPlannerOptions options;
   for (llvm::StringRef item : items) {
-    bool repeated = item == "cold" ? options.cold : options.timeLimit.has_value();
+    bool isNodes = item.startswith("nodes=");
+    bool repeated = item == "cold" ? options.cold
+                    : isNodes      ? options.maxNodes.has_value()
+                                   : options.timeLimit.has_value();
     if (repeated)
-      return invalidArgument("strategy 'ilp' takes one time limit and 'cold' "
-                             "at most once, got 'ilp={}'",
+      return invalidArgument("strategy 'ilp' takes one time limit, one node "
+                             "limit and 'cold' at most once, got 'ilp={}'",
                              argument.str());
     if (item == "cold") {
       options.cold = true;
+      continue;
+    }
+    if (isNodes) {
+      int64_t nodes = 0;
+      if (item.drop_front(6).getAsInteger(10, nodes) || nodes < 1)
+        return invalidArgument("strategy 'ilp' takes a positive node limit, "
+                               "got 'ilp={}'",
+                               argument.str());
+      options.maxNodes = nodes;
       continue;
     }
     double value = 0;
@@ -141,7 +157,8 @@ void registerIlpPlanner(PlannerRegistry &registry) {
   registry.add(
       {"ilp",
        "Checkmate's optimal schedule within the budget (CBC, warm-started "
-       "from the AP baselines unless 'cold'; SECONDS limits the search)",
+       "from the AP baselines unless 'cold'; SECONDS and nodes=N limit the "
+       "search)",
        "SECONDS", false,
        [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {

@@ -57,16 +57,21 @@ struct Trial {
   TrainingBuild build;
 };
 
-/// Graphs of at most this many ops also get the `ilp` planner, limited to
-/// `kIlpSeconds`: CBC proves such optima in about a second
-/// (docs/planners.md), and beats every kept-value plan where a budget needs
-/// a value recomputed more than once.
+/// Graphs of at most this many compute ops (parameters and inputs, which
+/// the MILP holds as constants, not counted) also get the `ilp` planner,
+/// limited to `kIlpNodes` branch-and-bound nodes, a limit that gives the
+/// same plan on any machine (`kIlpSeconds` only guards against a root that
+/// never ends). CBC proves some such optima within it and finds plans where
+/// no other planner fits (the 4-layer MLP of docs/benchmarks.md at 70%),
+/// and beats every kept-value plan where a budget needs a value recomputed
+/// more than once.
 constexpr int64_t kIlpOpLimit = 24;
+constexpr int kIlpNodes = 200;
+constexpr int kIlpSeconds = 60;
 
 /// Graphs of at most this many ops also get Checkmate's baselines, whose
 /// R and S matrices cost O(nodes^2): a few seconds at this size.
 constexpr int64_t kApOpLimit = 5000;
-constexpr int kIlpSeconds = 10;
 
 /// `auto` stops trying candidates once they have built this many ops in all
 /// (a plan not built counting `1 / kPlansPerBuild` of its graph): a
@@ -112,8 +117,11 @@ std::vector<std::string> autoCandidates(const Graph &graph,
   if (forOneBudget && limit <= kApOpLimit)
     llvm::append_range(strategies,
                        std::vector<std::string>{"ap-sqrtn", "ap-greedy"});
-  if (forOneBudget && limit <= kIlpOpLimit)
-    strategies.push_back(fmt::format("ilp={}", kIlpSeconds));
+  int64_t computeOps =
+      limit - int64_t(graph.inputs().size() + graph.params().size());
+  if (forOneBudget && computeOps <= kIlpOpLimit)
+    strategies.push_back(
+        fmt::format("ilp={},nodes={}", kIlpSeconds, kIlpNodes));
   return strategies;
 }
 

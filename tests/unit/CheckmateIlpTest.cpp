@@ -405,6 +405,23 @@ TEST(CheckmateIlpTest, TimeLimitIsNeverInfeasibility) {
   }
 }
 
+// A node limit stops the search at the same point whatever the machine's
+// speed: two runs give the same outcome and schedule, and a run it stops is
+// no proof of infeasibility (the chain fits in 17 bytes).
+TEST(CheckmateIlpTest, NodeLimitGivesTheSamePlanEveryRun) {
+  RematProblem problem = uniformChain(30);
+  problem.budgetBytes = 17;
+  IlpOptions options;
+  options.maxNodes = 1;
+  IlpResult first = solve(problem, options);
+  IlpResult second = solve(problem, options);
+  EXPECT_NE(first.status, IlpStatusKind::Infeasible);
+  EXPECT_EQ(first.status, second.status);
+  EXPECT_EQ(first.cost.recomputeCost, second.cost.recomputeCost);
+  EXPECT_EQ(first.schedule.compute, second.schedule.compute);
+  EXPECT_EQ(first.schedule.resident, second.schedule.resident);
+}
+
 // CBC's driver prints on stdout by itself; the library keeps stdout clean and
 // logs on stderr only when asked.
 TEST(CheckmateIlpTest, LogGoesToStderrOnlyWhenAsked) {

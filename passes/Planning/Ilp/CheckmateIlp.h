@@ -113,6 +113,10 @@ struct IlpOptions {
   /// returned. Soft: model building, preprocessing and root heuristics may
   /// overrun it (docs/planning-ilp.md gives figures).
   double timeLimitSeconds = 600;
+  /// Branch-and-bound nodes CBC may explore. Unlike the time limit, it
+  /// stops the search at the same point on any machine: the same problem
+  /// and seed give the same schedule.
+  std::optional<int64_t> maxNodes;
   /// Stop once the proven relative gap is at most this (0: prove optimality).
   double relativeGap = 0;
   /// A valid schedule within the budget to start from (see `checkSchedule`);
