@@ -23,7 +23,6 @@
 #include "remat/IR/Diagnostics.h"
 #include "remat/Support/Status.h"
 
-#include "absl/container/flat_hash_map.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -37,21 +36,27 @@ public:
   ScheduleRewriter(Graph &graph, unsigned forwardOpIdBound,
                    llvm::ArrayRef<RecomputeStep> steps)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), steps_(steps),
+        position_(graph.opIdBound(), kNotInGraph),
         newest_(graph.valueIdBound(), nullptr),
         copiesOf_(forwardOpIdBound, 0) {}
 
   absl::StatusOr<RecomputeResult> run() {
     std::vector<Op *> order;
+    order.reserve(graph_.numOps());
     for (Op &op : graph_.ops()) {
-      position_[&op] = int64_t(order.size());
+      position_[op.id()] = int64_t(order.size());
       order.push_back(&op);
     }
     REMAT_RETURN_IF_ERROR(checkSteps());
 
     Op *lastGradientOp = nullptr;
-    for (Op *op : order) {
-      for (size_t step : stepsBefore_[op])
-        runStep(steps_[step], op, isForward(*op) ? nullptr : lastGradientOp);
+    auto nextStep = stepsByPosition_.begin();
+    for (int64_t at = 0, n = order.size(); at < n; ++at) {
+      Op *op = order[at];
+      for (; nextStep != stepsByPosition_.end() && nextStep->first == at;
+           ++nextStep)
+        runStep(steps_[nextStep->second], op,
+                isForward(*op) ? nullptr : lastGradientOp);
       for (unsigned i = 0, e = op->numOperands(); i < e; ++i)
         if (Value *newest = newestOf(op->operand(i)))
           op->setOperand(i, newest);
@@ -63,6 +68,14 @@ public:
 
 private:
   bool isForward(const Op &op) const { return op.id() < forwardOpIdBound_; }
+
+  static constexpr int64_t kNotInGraph = -1;
+
+  /// Whether `op` was in the schedule before the rewrite.
+  bool wasScheduled(const Op *op) const {
+    return op->graph() == &graph_ && op->id() < position_.size() &&
+           position_[op->id()] != kNotInGraph;
+  }
 
   /// `%name (at file:line:col)`, naming the op by its first result.
   static std::string describe(const Op &op) {
@@ -80,13 +93,13 @@ private:
   absl::Status checkSteps() {
     for (size_t i = 0; i < steps_.size(); ++i) {
       const RecomputeStep &step = steps_[i];
-      if (!step.before || !position_.contains(step.before))
+      if (!step.before || !wasScheduled(step.before))
         return invalidArgument("schedule step {} comes before an op that is "
                                "not in graph @{}",
                                i, graph_.name().str());
       llvm::DenseSet<const Op *> seen;
       for (const Op *op : step.ops) {
-        if (!op || !position_.contains(op) || !isForward(*op) ||
+        if (!op || !wasScheduled(op) || !isForward(*op) ||
             op->numOperands() == 0)
           return invalidArgument(
               "schedule step {} (before {}) recomputes {}, which is not a "
@@ -99,8 +112,10 @@ private:
               "schedule step {} (before {}) recomputes {} twice", i,
               opLocation(*step.before), describe(*op));
       }
-      stepsBefore_[step.before].push_back(i);
+      stepsByPosition_.push_back({position_[step.before->id()], i});
     }
+    // Steps before the same op keep their order.
+    llvm::stable_sort(stepsByPosition_, llvm::less_first());
     return absl::OkStatus();
   }
 
@@ -109,7 +124,9 @@ private:
   /// hoist them into the forward pass.
   void runStep(const RecomputeStep &step, Op *before, Op *trigger) {
     std::vector<Op *> ops(step.ops.begin(), step.ops.end());
-    llvm::sort(ops, [&](Op *a, Op *b) { return position_[a] < position_[b]; });
+    llvm::sort(ops, [&](Op *a, Op *b) {
+      return position_[a->id()] < position_[b->id()];
+    });
     RecomputeSegment segment;
     segment.label = "before %" + before->result(0)->name().str();
     segment.trigger = trigger;
@@ -182,10 +199,10 @@ private:
   Graph &graph_;
   unsigned forwardOpIdBound_;
   llvm::ArrayRef<RecomputeStep> steps_;
-  /// Schedule positions of the ops before the rewrite.
-  absl::flat_hash_map<const Op *, int64_t> position_;
-  /// Indices into `steps_` by the op they precede.
-  absl::flat_hash_map<const Op *, std::vector<size_t>> stepsBefore_;
+  /// By op id: schedule positions of the ops before the rewrite.
+  std::vector<int64_t> position_;
+  /// (position of the op it precedes, index into `steps_`), by position.
+  std::vector<std::pair<int64_t, size_t>> stepsByPosition_;
   /// By value id: the newest copy of a forward value, or null.
   std::vector<Value *> newest_;
   /// By forward op id: how many copies were made of it.

@@ -12,15 +12,20 @@
 
 #include <algorithm>
 #include <cassert>
+#include <new>
 
 namespace remat {
 
 Graph::~Graph() {
   // Every op goes, so no use list needs to stay exact: drop the references
-  // without the bookkeeping.
-  for (Op &op : ops_)
+  // without the bookkeeping, destroy each op in one walk and leave the
+  // memory to the arena.
+  for (auto it = ops_.begin(), end = ops_.end(); it != end;) {
+    Op &op = *it++;
     op.forgetReferences();
-  ops_.clear();
+    op.~Op();
+  }
+  ops_.clearAndLeakNodesUnsafely();
 }
 
 Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
@@ -37,7 +42,12 @@ Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
                     bool registerNames) {
   assert((resultNames.empty() || resultNames.size() == resultTypes.size()) &&
          "one name per result, or none");
-  Op *op = new Op(this, &def, nextOpId_++, resultTypes.size());
+  unsigned numResults = resultTypes.size();
+  Value *results = numResults ? arena_.Allocate<Value>(numResults) : nullptr;
+  for (unsigned i = 0; i < numResults; ++i)
+    new (results + i) Value();
+  Op *op = new (arena_.Allocate<Op>())
+      Op(this, &def, nextOpId_++, numResults, results);
   for (unsigned i = 0, e = resultTypes.size(); i < e; ++i) {
     Value &result = op->results_[i];
     llvm::StringRef base = resultNames.empty() ? llvm::StringRef() : resultNames[i];
@@ -170,6 +180,7 @@ void Graph::swap(Graph &other) {
     op.graph_ = this;
   for (Op &op : other.ops_)
     op.graph_ = &other;
+  std::swap(arena_, other.arena_);
   std::swap(name_, other.name_);
   std::swap(sourceName_, other.sourceName_);
   std::swap(inputs_, other.inputs_);

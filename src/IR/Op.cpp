@@ -31,11 +31,16 @@ void Value::removeUse(Op *user, unsigned operandIndex) {
   uses_.pop_back();
 }
 
-Op::Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults)
+Op::Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults,
+       Value *results)
     : graph_(graph), def_(def), id_(id), numResults_(numResults),
-      results_(new Value[numResults]) {}
+      results_(results) {}
 
-Op::~Op() { assert(operands_.empty() && "delete an op through Graph::erase"); }
+Op::~Op() {
+  assert(operands_.empty() && "delete an op through Graph::erase");
+  for (unsigned i = 0; i < numResults_; ++i)
+    results_[i].~Value();
+}
 
 void Op::setOperand(unsigned i, Value *value) {
   operands_[i]->removeUse(this, i);

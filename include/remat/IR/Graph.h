@@ -24,6 +24,7 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/ilist.h"
+#include "llvm/Support/Allocator.h"
 
 #include <memory>
 #include <string>
@@ -139,6 +140,10 @@ private:
 
   std::string name_;
   std::string sourceName_;
+  /// The memory of the ops and their results: one allocation per slab, not
+  /// two per op, and freed whole with the graph. An erased op is destroyed
+  /// but its memory stays until then.
+  llvm::BumpPtrAllocator arena_;
   OpList ops_;
   std::vector<Value *> inputs_;
   std::vector<Value *> params_;

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/ilist.h"
 #include "llvm/ADT/ilist_node.h"
 
 #include <memory>
@@ -110,7 +111,10 @@ public:
 private:
   friend class Graph;
   friend class Value;
-  Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults);
+  /// `results` holds `numResults` default-constructed values, which the op
+  /// destroys; the graph's arena owns the memory of both.
+  Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults,
+     Value *results);
 
   /// Drops this op's operand uses and control edges; called before deletion.
   void dropAllReferences();
@@ -122,7 +126,7 @@ private:
   const OpDef *def_;
   unsigned id_;
   unsigned numResults_;
-  std::unique_ptr<Value[]> results_;
+  Value *results_;
   llvm::SmallVector<Value *, 2> operands_;
   /// Where operand i's use sits in `operands_[i]->uses()`, for O(1) removal.
   llvm::SmallVector<unsigned, 2> useSlots_;
@@ -135,5 +139,13 @@ private:
 };
 
 } // namespace remat
+
+namespace llvm {
+/// Ops live in their graph's arena (see Graph): the schedule list destroys
+/// an op it erases, the graph frees the memory with the arena.
+template <> struct ilist_alloc_traits<remat::Op> {
+  static void deleteNode(remat::Op *op) { op->~Op(); }
+};
+} // namespace llvm
 
 #endif // REMAT_IR_OP_H
