@@ -40,6 +40,20 @@ int64_t countComputeOps(const Graph &graph) {
          graph.params().size();
 }
 
+/// Whether `graph`'s op and value ids count up from 0 in schedule order, as
+/// `Graph::clone()` numbers a copy: a renumbered copy is then an exact one.
+bool numberedInScheduleOrder(const Graph &graph) {
+  unsigned ops = 0, values = 0;
+  for (const Op &op : graph.ops()) {
+    if (op.id() != ops++)
+      return false;
+    for (const Value *result : op.results())
+      if (result->id() != values++)
+        return false;
+  }
+  return ops == graph.opIdBound() && values == graph.valueIdBound();
+}
+
 /// Runs the steps of one training build, timing each as a report pass.
 class TrainingRun {
 public:
@@ -327,6 +341,10 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
   base.plainOrder.reserve(plain->numOps());
   for (const Op &op : plain->ops())
     base.plainOrder.push_back(op.id());
+  // Autodiff appends, so a forward graph numbered in order stays so: the
+  // schedule of a renumbered copy is the one just made.
+  if (numberedInScheduleOrder(graph))
+    base.renumberedSchedule = base.plainSchedule;
   return base;
 }
 

@@ -66,7 +66,7 @@ struct Trial {
 /// and beats every kept-value plan where a budget needs a value recomputed
 /// more than once.
 constexpr int64_t kIlpOpLimit = 24;
-constexpr int kIlpNodes = 200;
+constexpr int kIlpNodes = 1000;
 constexpr int kIlpSeconds = 60;
 
 /// Graphs of at most this many ops also get Checkmate's baselines, whose
