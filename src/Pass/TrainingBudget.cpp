@@ -76,9 +76,8 @@ constexpr int64_t kApOpLimit = 5000;
 /// `auto` stops trying candidates once they have built this many ops in all
 /// (a plan not built counting `1 / kPlansPerBuild` of its graph): a
 /// planning-time limit that keeps the output deterministic. On a million-op
-/// graph, the `chain` DP's build and a plan that cannot beat it; every
-/// candidate below about 40k ops.
-constexpr int64_t kSearchOpBudget = 2'000'000;
+/// graph, the `chain` DP's build alone; every candidate below about 30k ops.
+constexpr int64_t kSearchOpBudget = 1'250'000;
 
 /// A second grouping of the block chain for the DP, finer than its default
 /// 32 stages: boundaries elsewhere, and within a few slots of a budget more
