@@ -10,9 +10,12 @@
 /// search is exact about memory (the plan returned is never over the budget
 /// when any plan tried reaches it) but not about cost: it tries plain
 /// autodiff, the `chain` DP, memory-balanced segmentations `sqrtn=K` for K
-/// in a geometric series, and `all`, and keeps the one with the least
-/// recompute FLOPs. The chain planner plans against a model of memory; the
-/// search shifts the budget it gives it by what the model missed.
+/// in a geometric series, `all` and the other planners, and keeps the one
+/// with the least recompute FLOPs. Every candidate is planned first: once a
+/// plan fits, a later one whose copies cost more (counted without building,
+/// `recomputeFlopsLowerBound`) is dropped unbuilt. The chain planner plans
+/// against a model of memory; the search shifts the budget it gives it by
+/// what the model missed.
 ///
 //===----------------------------------------------------------------------===//
 
