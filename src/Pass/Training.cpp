@@ -195,13 +195,11 @@ private:
   /// `plan`, made on the base graph, with its ops and values those of the
   /// copy, which has the same ids (`Graph::CloneIds::Keep`).
   RematPlan carryPlan(const RematPlan &plan) const {
-    std::vector<Op *> opById(graph_.opIdBound(), nullptr);
+    std::vector<Op *> opById = opsById();
     std::vector<Value *> valueById(graph_.valueIdBound(), nullptr);
-    for (Op &op : graph_.ops()) {
-      opById[op.id()] = &op;
+    for (Op &op : graph_.ops())
       for (Value *result : op.results())
         valueById[result->id()] = result;
-    }
     RematPlan carried = plan;
     for (Value *&kept : carried.kept)
       kept = valueById[kept->id()];
@@ -212,6 +210,14 @@ private:
           op = opById[op->id()];
       }
     return carried;
+  }
+
+  /// The copy's ops by id (null for ids no op has).
+  std::vector<Op *> opsById() const {
+    std::vector<Op *> byId(graph_.opIdBound(), nullptr);
+    for (Op &op : graph_.ops())
+      byId[op.id()] = &op;
+    return byId;
   }
 
   /// Runs `fn`, which says whether it changed the graph, as the report's
@@ -240,9 +246,7 @@ private:
   /// the base computed once: the `schedule` step of every build.
   absl::StatusOr<ScheduleResult> applyPlainSchedule() {
     REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::StatusOr<bool> {
-      std::vector<Op *> byId(graph_.opIdBound(), nullptr);
-      for (Op &op : graph_.ops())
-        byId[op.id()] = &op;
+      std::vector<Op *> byId = opsById();
       std::vector<Op *> order;
       order.reserve(base_->plainOrder.size());
       for (unsigned id : base_->plainOrder)
