@@ -10,9 +10,9 @@
 /// (Chain/BlockChain.h), the cheapest schedule of that chain within the
 /// budget by dynamic programming (Chain/ChainDp.h), a stage's forward runs
 /// whole or lean (its backward rebuilding part of what it saves,
-/// Chain/LeanRuns.h), realised as recompute steps. Planning time depends on the stage count, not the op
-/// count: O(STAGES^3 * slots) for the DP (times the few runs a stage
-/// offers) on top of one linear walk. The chain model leaves out a block's
+/// Chain/LeanRuns.h), realised as recompute steps. Planning time depends on
+/// the stage count, not the op count: O(STAGES^3 * slots) for the DP (times
+/// the few runs a stage offers) on top of one linear walk. The chain model leaves out a block's
 /// temporaries, so `auto` shifts the budget it gives this planner until the
 /// built graph fits (docs/planning-chain.md#on-a-graph).
 ///

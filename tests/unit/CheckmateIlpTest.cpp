@@ -399,7 +399,8 @@ TEST(CheckmateIlpTest, TimeLimitIsNeverInfeasibility) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_NE(result->status, IlpStatusKind::Infeasible);
   if (result->status != IlpStatusKind::NoSolution) {
-    absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, result->schedule);
+    absl::StatusOr<ScheduleCost> cost =
+        checkSchedule(problem, result->schedule);
     ASSERT_TRUE(cost.ok()) << cost.status();
     EXPECT_LE(cost->peakBytes, 17);
   }

@@ -17,9 +17,10 @@
 /// search then ends at 0.35 overhead rather than 0.27.)
 /// Every run keeps the stage's output, and holds a kept value that only a
 /// rebuild reads from the forward pass on (counted in what it keeps). The
-/// saved values a run drops form segments (runs of consecutive dropped saved values); before the first
-/// backward node reading one of a segment's values, the backward rebuilds
-/// the segment's values and every dropped forward value they depend on.
+/// saved values a run drops form segments (runs of consecutive dropped
+/// saved values); before the first backward node reading one of a segment's
+/// values, the backward rebuilds the segment's values and every dropped
+/// forward value they depend on.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -138,7 +138,8 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning,
   sink.backward = true;
   for (int node : outputNodes) {
     RematNode &info = problem.nodes[node];
-    bool whole = model == GraphModel::Emitted || outputBytes[node] == info.bytes;
+    bool whole =
+        model == GraphModel::Emitted || outputBytes[node] == info.bytes;
     if (info.backward && whole) {
       sink.deps.push_back(node);
       continue;

@@ -106,19 +106,19 @@ private:
 std::vector<std::string> driverArguments(const IlpOptions &options) {
   std::vector<std::string> arguments = {
       "remat-ilp", "-log", std::to_string(options.logLevel), "-timeMode",
-          "elapsed", "-seconds", fmt::format("{}", options.timeLimitSeconds),
-          "-ratioGap", fmt::format("{}", options.relativeGap), "-allowableGap",
-          "0", "-threads", "0", "-randomSeed", std::to_string(options.seed),
-          "-randomCbcSeed", std::to_string(options.seed),
-          // Cuts at the root only: on MLPs Gomory and two-step MIR cuts lift
-          // the root bound 2 to 5 times (the LP keeps fractions of every
-          // activation); on uniform chains the bound is tight already, and
-          // cuts in the tree slow the search down (docs/planning-ilp.md).
-          "-cuts", "root", "-rins", "on", "-dins", "on", "-proximity", "on"};
+      "elapsed", "-seconds", fmt::format("{}", options.timeLimitSeconds),
+      "-ratioGap", fmt::format("{}", options.relativeGap), "-allowableGap", "0",
+      "-threads", "0", "-randomSeed", std::to_string(options.seed),
+      "-randomCbcSeed", std::to_string(options.seed),
+      // Cuts at the root only: on MLPs Gomory and two-step MIR cuts lift
+      // the root bound 2 to 5 times (the LP keeps fractions of every
+      // activation); on uniform chains the bound is tight already, and
+      // cuts in the tree slow the search down (docs/planning-ilp.md).
+      "-cuts", "root", "-rins", "on", "-dins", "on", "-proximity", "on"};
   if (options.maxNodes)
-    llvm::append_range(arguments, std::vector<std::string>{
-                                      "-maxNodes",
-                                      std::to_string(*options.maxNodes)});
+    llvm::append_range(
+        arguments, std::vector<std::string>{"-maxNodes",
+                                            std::to_string(*options.maxNodes)});
   llvm::append_range(arguments, std::vector<std::string>{"-solve", "-quit"});
   return arguments;
 }
@@ -152,10 +152,10 @@ static void runDriver(CbcModel &cbc, const IlpOptions &options) {
 }
 
 /// The outcome of a finished run, its schedule checked exactly. A run that
-/// reached a limit (time or nodes) proves nothing infeasible: stopped in its root
-/// (preprocessing, cuts), CBC's driver may report infeasibility with no search
-/// done (a cold 99-op MLP at 50% did, in 86 s against a 60 s limit, while a
-/// warm-started run planned it).
+/// reached a limit (time or nodes) proves nothing infeasible: stopped in its
+/// root (preprocessing, cuts), CBC's driver may report infeasibility with no
+/// search done (a cold 99-op MLP at 50% did, in 86 s against a 60 s limit,
+/// while a warm-started run planned it).
 static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                                             const IlpColumns &columns,
                                             const CbcModel &cbc,
@@ -165,9 +165,8 @@ static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
   const double *values = cbc.bestSolution();
   if (!values) {
     bool infeasible = cbc.isProvenInfeasible() || cbc.status() == 0;
-    result.status = infeasible && !reachedLimit
-                        ? IlpStatusKind::Infeasible
-                        : IlpStatusKind::NoSolution;
+    result.status = infeasible && !reachedLimit ? IlpStatusKind::Infeasible
+                                                : IlpStatusKind::NoSolution;
     return result;
   }
   result.schedule = columnsSchedule(problem, columns, values);
@@ -249,12 +248,10 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   runDriver(cbc, options);
   std::chrono::duration<double> driverSeconds =
       std::chrono::steady_clock::now() - driverStart;
-  bool reachedLimit = cbc.isSecondsLimitReached() ||
-                      cbc.isNodeLimitReached() ||
+  bool reachedLimit = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
                       driverSeconds.count() >= options.timeLimitSeconds;
   REMAT_ASSIGN_OR_RETURN(
-      IlpResult result,
-      readResult(problem, *model.columns, cbc, reachedLimit));
+      IlpResult result, readResult(problem, *model.columns, cbc, reachedLimit));
   if (options.warmStart)
     keepWarmStartIfBetter(result, *options.warmStart, *startCost);
   return result;
