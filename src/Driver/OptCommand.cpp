@@ -107,7 +107,8 @@ const CommandSpec &optSpec() {
           {.name = "aggregate-bytes",
            .valueName = "SIZE",
            .help = "...and they exceed SIZE bytes together (default "
-                   "128MiB; 0 sums every N at once)."},
+                   "128MiB; 0 sums every N at once). Unless either is given, "
+                   "the budget search also tries N=2 and SIZE=0."},
           {.name = "force-data-dependency",
            .help = "Orders recomputation after its gradient with a data "
                    "dependency, for backends that drop control "
@@ -355,6 +356,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (std::optional<std::string> bytes = args.get("aggregate-bytes")) {
     REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
   }
+  plan.training.searchAggregation =
+      !args.has("aggregate-count") && !args.has("aggregate-bytes");
   if (plan.training.strategy != kAutoStrategy)
     REMAT_RETURN_IF_ERROR(
         PlannerRegistry::global().create(plan.training.strategy).status());

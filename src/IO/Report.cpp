@@ -35,6 +35,10 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
   json.object([&] {
     json.attribute("graph", report.graph);
     json.attribute("strategy", report.strategy);
+    json.attributeObject("aggregation", [&] {
+      json.attribute("count", report.aggregateCount);
+      json.attribute("bytes", report.aggregateBytes);
+    });
     writeOptionalJson(json, "budget_bytes", report.budgetBytes);
     writeOptionalJson(json, "budget_met", report.budgetMet);
     json.attribute("plans_tried", report.plansTried);

@@ -81,6 +81,8 @@ public:
           planner, PlannerRegistry::global().create(options_.strategy));
     }
     report_.strategy = options_.strategy;
+    report_.aggregateCount = options_.autodiff.aggregateCount;
+    report_.aggregateBytes = options_.autodiff.aggregateBytes;
 
     unsigned forwardOpIdBound = 0;
     if (base_) {

@@ -55,6 +55,8 @@ struct Trial {
   int unbuilt = 0;
   /// Not built because it could not beat the best plan: no figures.
   bool dropped = false;
+  /// The index of the search's base it plans (`SearchBase`).
+  int base = 0;
   /// The training graph built (not yet verified) and its report, kept
   /// while the trial may be the one returned.
   TrainingBuild build;
@@ -322,6 +324,41 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
   return std::move(*best);
 }
 
+/// A forward graph differentiated with one aggregation of partial
+/// gradients, and the options its plans are built with.
+struct SearchBase {
+  const DifferentiatedGraph *graph;
+  const TrainingOptions *options;
+  /// Added to its candidates' names in the search's timings.
+  const char *label;
+};
+
+/// How plans of the graph with partial gradients summed at once are named
+/// in timings and sweeps (after the strategy).
+constexpr const char *kSummedAtOnce = ", gradients summed at once";
+
+/// Autodiff's options that sum each partial gradient into the value's
+/// gradient as soon as it exists: the fewest partials alive at once.
+AutodiffOptions summedAtOnce(AutodiffOptions autodiff) {
+  autodiff.aggregateCount = 2;
+  autodiff.aggregateBytes = 0;
+  return autodiff;
+}
+
+/// Whether summing at once may give another graph than `options`' own
+/// aggregation: it may not for a value with at most two partial gradients
+/// (one per use), which are summed once either way.
+bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options) {
+  const AutodiffOptions &autodiff = options.autodiff;
+  if (autodiff.aggregateCount == 2 && autodiff.aggregateBytes == 0)
+    return false;
+  for (const Op &op : graph.ops())
+    for (const Value *result : op.results())
+      if (result->uses().size() > 2)
+        return true;
+  return false;
+}
+
 } // namespace
 
 absl::StatusOr<TrainingReport>
@@ -342,6 +379,12 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     std::unique_ptr<Graph> forward = graph.clone();
     graph.swap(*forward);
   }
+  // Partial gradients summed at once (a graph on devices is left to the
+  // options given: its plain peak is known only once built).
+  std::unique_ptr<Graph> summedGraph;
+  if (searching && options.searchAggregation && options.finalPipeline.empty() &&
+      aggregationMayMatter(graph, options))
+    summedGraph = graph.clone(Graph::CloneIds::Keep);
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
   searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
@@ -356,41 +399,68 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   double plainSeconds = stopwatch.seconds();
   if (!searching)
     searchTimings.push_back({"none", plain->builds, plainSeconds});
+  int64_t plainPeak = plain->peakBytes;
   REMAT_ASSIGN_OR_RETURN(int64_t budget,
-                         parseByteSize(*options.budget, plain->peakBytes));
+                         parseByteSize(*options.budget, plainPeak));
+
+  // The bases searched, in order: summed at once first where that lowers
+  // plain autodiff's peak (its plans start lower), then the options' own.
+  std::vector<SearchBase> bases = {{&base, &options, ""}};
+  TrainingOptions summedOptions = options;
+  std::optional<DifferentiatedGraph> summed;
+  std::optional<Trial> summedPlain;
+  if (summedGraph) {
+    stopwatch.restart();
+    summedOptions.autodiff = summedAtOnce(options.autodiff);
+    REMAT_ASSIGN_OR_RETURN(summed,
+                           differentiateOnce(*summedGraph, summedOptions));
+    summedPlain = unbuiltPlainTrial(*summed, summedOptions);
+    searchTimings.push_back(
+        {"autodiff, gradients summed at once", 0, stopwatch.seconds()});
+    if (summedPlain->peakBytes < plainPeak)
+      bases.insert(bases.begin(), {&*summed, &summedOptions, kSummedAtOnce});
+  }
 
   // A given strategy is built once.
   std::optional<Trial> best;
+  int64_t plansTried = 1;
   if (searching) {
     int64_t work = 0;
-    size_t tried = 0;
-    for (; tried < strategies.size() && work < kSearchOpBudget; ++tried) {
-      const std::string &strategy = strategies[tried];
-      stopwatch.restart();
-      std::optional<int64_t> toBeat;
-      if (best && best->peakBytes <= budget)
-        toBeat = best->flopsRecompute;
-      Trial trial;
-      if (strategy == "none") {
-        trial = std::move(*plain);
-      } else if (isModelledPlanner(strategy)) {
-        REMAT_ASSIGN_OR_RETURN(
-            trial, tryCalibrated(base, options, strategy, budget));
-      } else {
-        REMAT_ASSIGN_OR_RETURN(trial,
-                               tryStrategy(base, options, strategy, budget,
-                                           /*keepGraph=*/true, toBeat));
+    plansTried = 0;
+    for (int b = 0, e = int(bases.size()); b < e; ++b) {
+      const SearchBase &from = bases[b];
+      for (size_t i = 0; i < strategies.size() && work < kSearchOpBudget;
+           ++i, ++plansTried) {
+        const std::string &strategy = strategies[i];
+        stopwatch.restart();
+        std::optional<int64_t> toBeat;
+        if (best && best->peakBytes <= budget)
+          toBeat = best->flopsRecompute;
+        Trial trial;
+        double seconds = 0;
+        if (strategy == "none") {
+          trial = std::move(from.graph == &base ? *plain : *summedPlain);
+          seconds = from.graph == &base ? plainSeconds : 0;
+        } else if (isModelledPlanner(strategy)) {
+          REMAT_ASSIGN_OR_RETURN(
+              trial,
+              tryCalibrated(*from.graph, *from.options, strategy, budget));
+        } else {
+          REMAT_ASSIGN_OR_RETURN(
+              trial, tryStrategy(*from.graph, *from.options, strategy, budget,
+                                 /*keepGraph=*/true, toBeat));
+        }
+        if (strategy != "none")
+          seconds = stopwatch.seconds();
+        trial.base = b;
+        work += forwardOps * trial.builds +
+                forwardOps / kPlansPerBuild * trial.unbuilt;
+        searchTimings.push_back(
+            {strategy + from.label, trial.builds, seconds, trial.unbuilt});
+        if (!trial.dropped && (!best || isBetter(trial, *best, budget)))
+          best = std::move(trial);
       }
-      work += forwardOps * trial.builds + forwardOps / kPlansPerBuild *
-                                              trial.unbuilt;
-      searchTimings.push_back(
-          {strategy, trial.builds,
-           strategy == "none" ? plainSeconds : stopwatch.seconds(),
-           trial.unbuilt});
-      if (!trial.dropped && (!best || isBetter(trial, *best, budget)))
-        best = std::move(trial);
     }
-    strategies.resize(tried);
   } else {
     stopwatch.restart();
     if (isModelledPlanner(options.strategy)) {
@@ -407,7 +477,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   if (!best->build.graph) {
     stopwatch.restart();
     int64_t planned = best->peakBytes;
-    REMAT_ASSIGN_OR_RETURN(best, tryStrategy(base, options, "none"));
+    const SearchBase &from = bases[best->base];
+    REMAT_ASSIGN_OR_RETURN(best,
+                           tryStrategy(*from.graph, *from.options, "none"));
     assert(best->peakBytes == planned &&
            "plain autodiff's build differs from its schedule");
     (void)planned;
@@ -417,9 +489,11 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   graph.swap(*best->build.graph);
   TrainingReport report = std::move(best->build.report);
   report.searchTimings = std::move(searchTimings);
+  // Plain autodiff is the options' own, whatever the plan's aggregation.
+  report.peakBytesBefore = plainPeak;
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
-  report.plansTried = int64_t(strategies.size());
+  report.plansTried = plansTried;
   if (!*report.budgetMet)
     report.warnings.push_back(fmt::format(
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
@@ -436,6 +510,10 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   // back to plain autodiff where it finds no bottleneck. Ids renumbered as
   // the budget search has them, so that both plan alike.
   std::unique_ptr<Graph> differentiated = graph.clone();
+  std::unique_ptr<Graph> summedGraph;
+  if (options.searchAggregation && options.finalPipeline.empty() &&
+      aggregationMayMatter(*differentiated, options))
+    summedGraph = differentiated->clone(Graph::CloneIds::Keep);
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(*differentiated, options));
   std::optional<Trial> plain = unbuiltPlainTrial(base, options);
@@ -447,24 +525,47 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   int64_t plainPeak = plain->peakBytes;
   std::vector<Trial> trials;
   trials.push_back(std::move(*plain));
-  for (const std::string &strategy :
-       autoCandidates(graph, /*forOneBudget=*/false)) {
-    if (strategy == "none")
-      continue;
-    REMAT_ASSIGN_OR_RETURN(Trial trial,
-                           tryStrategy(base, options, strategy, plainPeak,
-                                       /*keepGraph=*/false));
-    trials.push_back(std::move(trial));
-  }
-  // The DP plans for one budget: a few across the range, each calibrated
-  // in fewer builds than a single budget gets.
-  for (int percent : kSweepChainPercents) {
-    REMAT_ASSIGN_OR_RETURN(
-        Trial trial, tryCalibrated(base, options, "chain",
-                                   plainPeak / 100 * percent,
-                                   kSweepCalibrationRounds,
-                                   /*keepGraph=*/false));
-    trials.push_back(std::move(trial));
+  // Every plan of one base, labelled with `label`, but plain autodiff.
+  auto tryAll = [&](const DifferentiatedGraph &from,
+                    const TrainingOptions &fromOptions,
+                    llvm::StringRef label) -> absl::Status {
+    for (const std::string &strategy :
+         autoCandidates(graph, /*forOneBudget=*/false)) {
+      if (strategy == "none")
+        continue;
+      REMAT_ASSIGN_OR_RETURN(Trial trial,
+                             tryStrategy(from, fromOptions, strategy, plainPeak,
+                                         /*keepGraph=*/false));
+      trial.strategy += label;
+      trials.push_back(std::move(trial));
+    }
+    // The DP plans for one budget: a few across the range, each calibrated
+    // in fewer builds than a single budget gets.
+    for (int percent : kSweepChainPercents) {
+      REMAT_ASSIGN_OR_RETURN(Trial trial,
+                             tryCalibrated(from, fromOptions, "chain",
+                                           plainPeak / 100 * percent,
+                                           kSweepCalibrationRounds,
+                                           /*keepGraph=*/false));
+      trial.strategy += label;
+      trials.push_back(std::move(trial));
+    }
+    return absl::OkStatus();
+  };
+  REMAT_RETURN_IF_ERROR(tryAll(base, options, ""));
+  // The same plans with partial gradients summed at once, where that lowers
+  // plain autodiff's peak, as the budget search has them.
+  if (summedGraph) {
+    TrainingOptions summedOptions = options;
+    summedOptions.autodiff = summedAtOnce(options.autodiff);
+    REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph summed,
+                           differentiateOnce(*summedGraph, summedOptions));
+    std::optional<Trial> summedPlain = unbuiltPlainTrial(summed, summedOptions);
+    if (summedPlain->peakBytes < plainPeak) {
+      summedPlain->strategy += kSummedAtOnce;
+      trials.push_back(std::move(*summedPlain));
+      REMAT_RETURN_IF_ERROR(tryAll(summed, summedOptions, kSummedAtOnce));
+    }
   }
   SweepReport sweep;
   sweep.graph = graph.name().str();

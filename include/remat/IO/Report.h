@@ -68,6 +68,11 @@ struct ReportSegment {
 struct TrainingReport {
   std::string graph;
   std::string strategy;
+  /// Autodiff's early aggregation of partial gradients (`AutodiffOptions`)
+  /// in the graph written: the options' own, or with a budget the search's
+  /// choice.
+  int64_t aggregateCount = 0;
+  int64_t aggregateBytes = 0;
   std::optional<int64_t> budgetBytes;
   /// Whether `peakBytesAfter` is at most the budget; null without one.
   std::optional<bool> budgetMet;

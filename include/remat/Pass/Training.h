@@ -45,6 +45,12 @@ struct TrainingOptions {
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
   AutodiffOptions autodiff;
+  /// With a budget and the strategy `auto`, also searches the plans of the
+  /// graph differentiated with every partial gradient summed at once
+  /// (`aggregateCount` 2, `aggregateBytes` 0) where that lowers plain
+  /// autodiff's peak: no FLOPs more, a few more ops. Off when the caller
+  /// chose the aggregation (`--aggregate-count`, `--aggregate-bytes`).
+  bool searchAggregation = true;
   /// A pass pipeline run on the scheduled training graph, as
   /// `parsePassPipeline` reads it (`data-parallel{towers=2}`); empty: none.
   /// The report then lists each device's peak, and a budget bounds the
