@@ -37,6 +37,8 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("strategy", report.strategy);
     writeOptionalJson(json, "budget_bytes", report.budgetBytes);
     writeOptionalJson(json, "budget_met", report.budgetMet);
+    writeOptionalJson(json, "peak_floor_bytes", report.peakFloorBytes);
+    writeOptionalJson(json, "peak_floor_op", report.peakFloorOp);
     json.attribute("plans_tried", report.plansTried);
     writeOptionalJson(json, "optimality_gap", report.optimalityGap);
     json.attribute("max_recomputations", report.maxRecomputations);

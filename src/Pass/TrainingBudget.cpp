@@ -21,6 +21,7 @@
 
 #include "Pass/TrainingInternal.h"
 
+#include "remat/Analysis/PeakFloor.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Support/Status.h"
@@ -344,6 +345,17 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   }
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
+  // The least peak any plan could reach, named before the graph changes. A
+  // graph on devices is judged by its largest device, which it does not
+  // bound.
+  std::optional<PeakFloor> floor;
+  std::string floorOp, floorOpText;
+  if (options.finalPipeline.empty()) {
+    REMAT_ASSIGN_OR_RETURN(floor,
+                           computePeakFloor(graph, base.forwardOpIdBound));
+    floorOp = floor->op ? floor->op->describe() : "";
+    floorOpText = describePeakFloorOp(*floor);
+  }
   searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
   stopwatch.restart();
   // The baseline resolves a share of plain autodiff's peak to bytes.
@@ -420,12 +432,27 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = int64_t(strategies.size());
-  if (!*report.budgetMet)
-    report.warnings.push_back(fmt::format(
+  if (floor) {
+    report.peakFloorBytes = floor->bytes;
+    report.peakFloorOp = floorOp;
+  }
+  if (!*report.budgetMet) {
+    std::string warning = fmt::format(
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
         "is {} ({} bytes, strategy {})",
         formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
-        report.planPeakBytes(), report.strategy));
+        report.planPeakBytes(), report.strategy);
+    if (floor && budget < floor->bytes)
+      warning += fmt::format("; no plan can fit: every plan peaks at {} ({} "
+                             "bytes) or more, at {}",
+                             formatBytes(floor->bytes), floor->bytes,
+                             floorOpText);
+    else if (floor)
+      warning += fmt::format("; no plan can peak below {} ({} bytes), at {}",
+                             formatBytes(floor->bytes), floor->bytes,
+                             floorOpText);
+    report.warnings.push_back(std::move(warning));
+  }
   return report;
 }
 

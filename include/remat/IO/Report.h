@@ -73,6 +73,12 @@ struct TrainingReport {
   std::optional<bool> budgetMet;
   /// How many plans a budget search built and simulated (0 without one).
   int64_t plansTried = 0;
+  /// With a budget, the peak no plan can go below
+  /// (remat/Analysis/PeakFloor.h), and the op whose step forces it (`%h =
+  /// matmul`, empty when params and inputs alone do); null without a budget
+  /// and for a graph on devices.
+  std::optional<int64_t> peakFloorBytes;
+  std::optional<std::string> peakFloorOp;
   /// The planner's proven relative gap to the least recompute cost (0:
   /// optimal); null when it proves nothing.
   std::optional<double> optimalityGap;
