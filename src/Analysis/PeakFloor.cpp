@@ -40,7 +40,11 @@ public:
         liveness_(computeLiveness(graph)),
         isOutputOwner_(graph.valueIdBound()),
         producesOutputOwner_(graph.opIdBound()),
-        stamp_(graph.valueIdBound(), 0) {}
+        outputBytesOf_(graph.opIdBound(), 0), opById_(graph.opIdBound()),
+        stamp_(graph.valueIdBound(), 0) {
+    for (const Op &op : graph.ops())
+      opById_[op.id()] = &op;
+  }
 
   absl::StatusOr<PeakFloor> run() {
     REMAT_RETURN_IF_ERROR(sumLeavesAndOutputs());
@@ -50,6 +54,8 @@ public:
     const Op *mostOp = nullptr;
     int64_t leastAtLast = std::numeric_limits<int64_t>::max();
     const Op *leastOp = nullptr;
+    // Gradient ops with their own step's bound, in schedule order.
+    std::vector<std::pair<int64_t, const Op *>> gradientSteps;
     for (const Op &op : graph_.ops()) {
       if (op.hasFlag(OpFlagLeaf))
         continue;
@@ -62,6 +68,8 @@ public:
         mostAtAnOp = atOp;
         mostOp = &op;
       }
+      if (isGradient(op))
+        gradientSteps.push_back({atOp, &op});
       if (!producesOutputOwner_.test(op.id()) || notLast.test(op.id()))
         continue;
       REMAT_ASSIGN_OR_RETURN(int64_t besideOutputs,
@@ -82,10 +90,115 @@ public:
       floor_.op = leastOp;
       floor_.lastOutput = true;
     }
+    for (const Op *op : pendingCandidates(std::move(gradientSteps))) {
+      REMAT_ASSIGN_OR_RETURN(int64_t atOp, withPendingGradients(*op));
+      if (atOp > floor_.bytes) {
+        floor_.bytes = atOp;
+        floor_.op = op;
+        floor_.lastOutput = false;
+      }
+    }
     return floor_;
   }
 
 private:
+  bool isGradient(const Op &op) const { return op.id() >= forwardOpIdBound_; }
+
+  /// The gradient ops whose step bound 3 (docs/memory-model.md) is taken
+  /// at: each costs O(ops + edges), so a few, deterministically: the
+  /// `kPendingOps` largest of bound 1 and the last `kPendingOps` in
+  /// schedule order (where most outputs wait).
+  static constexpr size_t kPendingOps = 4;
+  static std::vector<const Op *>
+  pendingCandidates(std::vector<std::pair<int64_t, const Op *>> steps) {
+    std::vector<const Op *> ops;
+    for (size_t i = steps.size() > kPendingOps ? steps.size() - kPendingOps : 0;
+         i < steps.size(); ++i)
+      ops.push_back(steps[i].second);
+    std::stable_sort(steps.begin(), steps.end(),
+                     [](const auto &a, const auto &b) { return a.first > b.first; });
+    for (size_t i = 0; i < steps.size() && i < kPendingOps; ++i)
+      if (!llvm::is_contained(ops, steps[i].second))
+        ops.push_back(steps[i].second);
+    return ops;
+  }
+
+  /// The gradient ops from which `op` is reached through gradient values
+  /// alone (edges no rewrite reroutes), by op id. Explicit stack.
+  llvm::BitVector gradientAncestors(const Op &op) const {
+    llvm::BitVector ancestors(graph_.opIdBound());
+    std::vector<const Op *> stack = {&op};
+    while (!stack.empty()) {
+      const Op *next = stack.back();
+      stack.pop_back();
+      for (const Value *operand : next->operands()) {
+        const Op *producer = operand->producer();
+        if (!isGradient(*producer) || ancestors.test(producer->id()))
+          continue;
+        ancestors.set(producer->id());
+        stack.push_back(producer);
+      }
+    }
+    return ancestors;
+  }
+
+  /// Bound 3 at `op`'s step: bound 1, plus the storage of outputs produced
+  /// by its gradient ancestors, plus for each other gradient value `v` an
+  /// ancestor produced: the least of `v` and the outputs of its readers
+  /// that are not ancestors (if `v` is freed, they ran before `op`).
+  absl::StatusOr<int64_t> withPendingGradients(const Op &op) {
+    llvm::BitVector ancestors = gradientAncestors(op);
+    REMAT_ASSIGN_OR_RETURN(int64_t bytes, ownedAtStep(op, /*skipOutputs=*/false));
+    uint64_t ownTag = tag_;
+    // Each reader's outputs count in one value's group only.
+    llvm::BitVector grouped(graph_.opIdBound());
+    bool overflow = llvm::AddOverflow(bytes, floor_.leafBytes, bytes);
+    for (int id = ancestors.find_first(); id >= 0 && !overflow;
+         id = ancestors.find_next(id)) {
+      const Op &producer = *opById_[id];
+      for (unsigned i = 0, e = producer.numResults(); i < e; ++i) {
+        const Value *value = producer.result(i);
+        if (&ownerOf(value) != value || !isCounted(*value) ||
+            stamp_[value->id()] == ownTag)
+          continue;
+        int64_t size = value->type().byteSize();
+        if (!isOutputOwner_.test(value->id()))
+          size = std::min(size, outputsOfLaterReaders(*value, op, ancestors,
+                                                      grouped));
+        overflow |= llvm::AddOverflow(bytes, size, bytes);
+      }
+    }
+    if (overflow)
+      return overflowAt(op);
+    return bytes;
+  }
+
+  /// The output storage produced by the readers of `value` (through views)
+  /// that are neither `op` nor in `ancestors`, each reader counted in one
+  /// group. Sums of distinct outputs: no overflow past `outputBytes`.
+  int64_t outputsOfLaterReaders(const Value &value, const Op &op,
+                                const llvm::BitVector &ancestors,
+                                llvm::BitVector &grouped) const {
+    int64_t bytes = 0;
+    std::vector<const Value *> views = {&value};
+    while (!views.empty()) {
+      const Value *view = views.back();
+      views.pop_back();
+      for (const Use &use : view->uses()) {
+        const Op *reader = use.user;
+        for (unsigned i = 0, e = reader->numResults(); i < e; ++i)
+          if (isAlias(*reader, i) && use.operandIndex == 0)
+            views.push_back(reader->result(i));
+        if (reader == &op || ancestors.test(reader->id()) ||
+            grouped.test(reader->id()))
+          continue;
+        grouped.set(reader->id());
+        bytes += outputBytesOf_[reader->id()];
+      }
+    }
+    return bytes;
+  }
+
   absl::Status overflowAt(const Op &op) const {
     return opError(op, "the bytes live at its step overflow int64");
   }
@@ -114,6 +227,7 @@ private:
         continue;
       isOutputOwner_.set(owner.id());
       producesOutputOwner_.set(owner.producer()->id());
+      outputBytesOf_[owner.producer()->id()] += owner.type().byteSize();
       if (llvm::AddOverflow(floor_.outputBytes, owner.type().byteSize(),
                             floor_.outputBytes))
         return overflowAt(*owner.producer());
@@ -170,8 +284,10 @@ private:
   Liveness liveness_;
   /// By value id: the storage of a counted output.
   llvm::BitVector isOutputOwner_;
-  /// By op id: the op produces a counted output's storage.
+  /// By op id: the op produces a counted output's storage, and its bytes.
   llvm::BitVector producesOutputOwner_;
+  std::vector<int64_t> outputBytesOf_;
+  std::vector<const Op *> opById_;
   /// By value id: the last `tag_` that counted the storage.
   std::vector<uint64_t> stamp_;
   uint64_t tag_ = 0;

@@ -114,6 +114,38 @@ TEST(PeakFloorTest, EveryOutputLiveAtTheLastOne) {
   EXPECT_EQ(report->peakBytesAfter, 1284);
 }
 
+TEST(PeakFloorTest, GradientsWaitingForTheirReaders) {
+  // %w is read twice: autodiff sums two 64-byte partial gradients,
+  // `%w.grad = add_n(%mul, %mul.2)`, which reach it through gradient values
+  // alone from `%b.grad = broadcast` and `%a.grad = mul(%b.grad, %v)`.
+  std::unique_ptr<Graph> forward = parsed(R"(graph @shared {
+  param %w : f32[16]
+  param %v : f32[16]
+  %a = mul(%w, %w) : f32[16]
+  %b = mul(%a, %v) : f32[16]
+  %loss = reduce_sum(%b) {axes = [0]} : f32[]
+  output %loss
+})");
+  ASSERT_TRUE(forward);
+  Floored floored = floorOf(*forward);
+  const PeakFloor &floor = floored.floor;
+  // Params 128. At %w.grad's step: the two partials and %w.grad (192),
+  // and %b.grad (64) unless its other reader, `%v.grad = mul(%b.grad, %a)`,
+  // ran before, in which case the output %v.grad (64) is live: 384. %a.grad
+  // adds nothing: its readers are the partials, which run before. One op's
+  // step alone gives 128 + 192 = 320; the least last output is %loss's
+  // producer with %b: 128 + 132 of outputs + 64 = 324.
+  EXPECT_EQ(floor.bytes, 384);
+  ASSERT_NE(floor.op, nullptr);
+  EXPECT_EQ(floor.op->result()->name(), "w.grad");
+  EXPECT_FALSE(floor.lastOutput);
+  // A plan reaches it: the executor measures 384 for `sqrtn=1`.
+  std::optional<MeasuredTraining> built =
+      measureTraining(*forward, "sqrtn=1", "384B", 2);
+  ASSERT_TRUE(built);
+  EXPECT_EQ(built->planned.peakBytes, 384);
+}
+
 TEST(PeakFloorTest, RecomputingEveryValueForEachGradientReachesIt) {
   // Before each tanh_grad, the schedule recomputes the chain from %x up to
   // the value it reads; the forward pass itself then runs last. Every step

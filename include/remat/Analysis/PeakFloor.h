@@ -12,22 +12,23 @@
 /// be met. The proof is in docs/memory-model.md ("The peak floor"); in
 /// short, both rewrites (kept values, explicit schedules) only add copies of
 /// forward ops and reroute reads of forward values to copies of the same
-/// type, so in every rewritten graph:
-///  1. params and inputs are live at every step;
-///  2. every op of the plain graph still runs once as itself, and at its
-///     step the storages of its operands (or of their copies: distinct
-///     owners stay distinct, of the same sizes) and of its results are live;
-///  3. at the step that produces the last graph output's storage, every
-///     output's storage is live, together with what that step's op (a
-///     producer of an output, or its copy) reads and writes. Gradient ops
-///     are never copied and read gradient values as autodiff wrote them, so
-///     a gradient op that another output's gradient producer depends on is
-///     not that last step.
-/// The floor is the larger of the largest bound 2 (over ops) and the least
-/// bound 3 (over the ops that may produce the last output). Storage of
-/// operand-less ops other than params and inputs (constants) is left out:
-/// a rewrite or scheduler may share or duplicate such values.
-/// O(ops + edges), one pass forward and one backward, no recursion.
+/// type, and gradient ops are never copied nor their reads of gradient
+/// values rerouted. So params and inputs are live at every step, and:
+///  1. every op of the plain graph runs once as itself, and at its step the
+///     storages it reads (or their copies: distinct owners stay distinct,
+///     of the same sizes) and writes are live;
+///  2. at the step that produces the last output's storage, every output's
+///     storage is live, with what that step's op reads and writes; a
+///     gradient op on which another output's gradient producer depends is
+///     not that step;
+///  3. at a gradient op's step, the outputs its gradient ancestors produced
+///     are live, and each other gradient value an ancestor produced is live
+///     or its other readers ran before, their outputs then live.
+/// The floor is the largest of bound 1 over ops, the least bound 2 over
+/// the possible last producers, and bound 3 at a few gradient ops (each
+/// costs a walk of the graph). Storage of operand-less ops other than
+/// params and inputs (constants) is left out: a rewrite or scheduler may
+/// share or duplicate such values. O(ops + edges), no recursion.
 ///
 //===----------------------------------------------------------------------===//
 
