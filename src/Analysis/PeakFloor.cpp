@@ -90,7 +90,7 @@ public:
       floor_.op = leastOp;
       floor_.lastOutput = true;
     }
-    for (const Op *op : pendingCandidates(std::move(gradientSteps))) {
+    for (const Op *op : pendingCandidates(gradientSteps)) {
       REMAT_ASSIGN_OR_RETURN(int64_t atOp, withPendingGradients(*op));
       if (atOp > floor_.bytes) {
         floor_.bytes = atOp;
@@ -108,18 +108,27 @@ private:
   /// at: each costs O(ops + edges), so a few, deterministically: the
   /// `kPendingOps` largest of bound 1 and the last `kPendingOps` in
   /// schedule order (where most outputs wait).
-  static constexpr size_t kPendingOps = 4;
+  static constexpr size_t kPendingOps = 2;
   static std::vector<const Op *>
-  pendingCandidates(std::vector<std::pair<int64_t, const Op *>> steps) {
+  pendingCandidates(llvm::ArrayRef<std::pair<int64_t, const Op *>> steps) {
     std::vector<const Op *> ops;
     for (size_t i = steps.size() > kPendingOps ? steps.size() - kPendingOps : 0;
          i < steps.size(); ++i)
       ops.push_back(steps[i].second);
-    std::stable_sort(steps.begin(), steps.end(),
-                     [](const auto &a, const auto &b) { return a.first > b.first; });
-    for (size_t i = 0; i < steps.size() && i < kPendingOps; ++i)
-      if (!llvm::is_contained(ops, steps[i].second))
-        ops.push_back(steps[i].second);
+    // The largest, earlier first among equals: kPendingOps linear scans.
+    llvm::SmallVector<const Op *, kPendingOps> largest;
+    for (size_t round = 0; round < kPendingOps; ++round) {
+      const std::pair<int64_t, const Op *> *best = nullptr;
+      for (const auto &step : steps)
+        if ((!best || step.first > best->first) &&
+            !llvm::is_contained(largest, step.second))
+          best = &step;
+      if (!best)
+        break;
+      largest.push_back(best->second);
+      if (!llvm::is_contained(ops, best->second))
+        ops.push_back(best->second);
+    }
     return ops;
   }
 

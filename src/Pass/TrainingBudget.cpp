@@ -345,6 +345,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   }
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
+  searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
   // The least peak any plan could reach, named before the graph changes. A
   // graph on devices is judged by its largest device, which it does not
   // bound.
@@ -356,7 +357,6 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     floorOp = floor->op ? floor->op->describe() : "";
     floorOpText = describePeakFloorOp(*floor);
   }
-  searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
   stopwatch.restart();
   // The baseline resolves a share of plain autodiff's peak to bytes.
   std::optional<Trial> plain = unbuiltPlainTrial(base, options);
