@@ -37,8 +37,7 @@ class FloorCounter {
 public:
   FloorCounter(const Graph &graph, unsigned forwardOpIdBound)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound),
-        liveness_(computeLiveness(graph)),
-        isOutputOwner_(graph.valueIdBound()),
+        liveness_(computeLiveness(graph)), isOutputOwner_(graph.valueIdBound()),
         producesOutputOwner_(graph.opIdBound()),
         outputBytesOf_(graph.opIdBound(), 0), opById_(graph.opIdBound()),
         stamp_(graph.valueIdBound(), 0) {
@@ -157,7 +156,8 @@ private:
   /// that are not ancestors (if `v` is freed, they ran before `op`).
   absl::StatusOr<int64_t> withPendingGradients(const Op &op) {
     llvm::BitVector ancestors = gradientAncestors(op);
-    REMAT_ASSIGN_OR_RETURN(int64_t bytes, ownedAtStep(op, /*skipOutputs=*/false));
+    REMAT_ASSIGN_OR_RETURN(int64_t bytes,
+                           ownedAtStep(op, /*skipOutputs=*/false));
     uint64_t ownTag = tag_;
     // Each reader's outputs count in one value's group only.
     llvm::BitVector grouped(graph_.opIdBound());
@@ -172,8 +172,8 @@ private:
           continue;
         int64_t size = value->type().byteSize();
         if (!isOutputOwner_.test(value->id()))
-          size = std::min(size, outputsOfLaterReaders(*value, op, ancestors,
-                                                      grouped));
+          size = std::min(
+              size, outputsOfLaterReaders(*value, op, ancestors, grouped));
         overflow |= llvm::AddOverflow(bytes, size, bytes);
       }
     }

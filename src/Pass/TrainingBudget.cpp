@@ -443,14 +443,14 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
         formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
         report.planPeakBytes(), report.strategy);
     if (floor && budget < floor->bytes)
-      warning += fmt::format("; no plan can fit: every plan peaks at {} ({} "
-                             "bytes) or more, at {}",
-                             formatBytes(floor->bytes), floor->bytes,
-                             floorOpText);
+      warning +=
+          fmt::format("; no plan can fit: every plan peaks at {} ({} "
+                      "bytes) or more, at {}",
+                      formatBytes(floor->bytes), floor->bytes, floorOpText);
     else if (floor)
-      warning += fmt::format("; no plan can peak below {} ({} bytes), at {}",
-                             formatBytes(floor->bytes), floor->bytes,
-                             floorOpText);
+      warning +=
+          fmt::format("; no plan can peak below {} ({} bytes), at {}",
+                      formatBytes(floor->bytes), floor->bytes, floorOpText);
     report.warnings.push_back(std::move(warning));
   }
   return report;

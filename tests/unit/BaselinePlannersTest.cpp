@@ -16,6 +16,7 @@
 #include "Planning/MinCut/MinimumCut.h"
 
 #include "MeasuredTraining.h"
+#include "ParsedGraph.h"
 #include "RandomGraphs.h"
 #include "SmallZooModels.h"
 
@@ -31,12 +32,6 @@
 
 namespace remat {
 namespace {
-
-std::unique_ptr<Graph> parsed(llvm::StringRef text) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "test.remat");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return graph.ok() ? std::move(*graph) : nullptr;
-}
 
 /// `forward` differentiated and planned by `planner` at `budget` bytes.
 absl::StatusOr<RematPlan> planOn(const Graph &forward, llvm::StringRef planner,

@@ -13,11 +13,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "MeasuredTraining.h"
+#include "ParsedGraph.h"
 #include "RandomGraphs.h"
 #include "SmallZooModels.h"
 
 #include "remat/Analysis/PeakFloor.h"
-#include "remat/IO/TextFormat.h"
 #include "remat/IR/Builder.h"
 #include "remat/Pass/Autodiff.h"
 
@@ -28,12 +28,6 @@
 
 namespace remat {
 namespace {
-
-std::unique_ptr<Graph> parsed(llvm::StringRef text) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "test.remat");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return graph.ok() ? std::move(*graph) : nullptr;
-}
 
 /// A plain training graph and its floor, whose op is the graph's.
 struct Floored {
@@ -156,8 +150,8 @@ TEST(PeakFloorTest, RecomputingEveryValueForEachGradientReachesIt) {
   std::unique_ptr<Graph> forward = parsed(kTanhChain);
   ASSERT_TRUE(forward);
   std::optional<MeasuredTraining> built = measureTraining(
-      *forward,
-      "schedule=c.grad:a+b+c+d,b.grad:a+b+c,a.grad:a+b,x.grad:a", "64B", 1);
+      *forward, "schedule=c.grad:a+b+c+d,b.grad:a+b+c,a.grad:a+b,x.grad:a",
+      "64B", 1);
   ASSERT_TRUE(built);
   EXPECT_EQ(built->report.peakFloorBytes, 64);
   EXPECT_EQ(built->report.budgetMet, true);
@@ -191,9 +185,9 @@ void expectAtOrAboveFloor(const Graph &forward, const PeakFloor &floor,
 }
 
 /// Every planner that plans for a budget, and those that choose alone.
-const char *const kPlanners[] = {"auto",     "chain", "chain=late", "sqrtn",
-                                 "memory",   "all",   "speed",      "xla",
-                                 "mincut",   "ap-greedy", "ap-sqrtn", "ilp"};
+const char *const kPlanners[] = {"auto",   "chain",     "chain=late", "sqrtn",
+                                 "memory", "all",       "speed",      "xla",
+                                 "mincut", "ap-greedy", "ap-sqrtn",   "ilp"};
 
 TEST(PeakFloorTest, NoPlannerGoesBelowItOnRandomGraphs) {
   std::mt19937 random(20261125);
@@ -228,7 +222,8 @@ TEST(PeakFloorTest, TheExecutorMeasuresNoPlanBelowItOnZooModels) {
     PeakFloor floor = floorOf(*forward).floor;
     EXPECT_GT(floor.bytes, floor.leafBytes);
     std::string budget = std::to_string(20 + random() % 70) + "%";
-    for (const char *planner : {"auto", "chain", "sqrtn", "all", "xla"}) {
+    for (const char *planner :
+         {"auto", "chain", "sqrtn", "all", "xla", "regions", "memory"}) {
       SCOPED_TRACE(std::string(planner) + " at " + budget);
       std::optional<MeasuredTraining> built =
           measureTraining(*forward, planner, budget, 7);

@@ -1,4 +1,5 @@
-//===- PeakFloor.h - A lower bound on the peak of every plan -----*- C++ -*-===//
+//===- PeakFloor.h - A lower bound on the peak of every plan -----*- C++
+//-*-===//
 //
 // Part of the remat project.
 //
