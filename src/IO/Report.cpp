@@ -83,6 +83,7 @@ void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os) {
   json.object([&] {
     json.attribute("graph", sweep.graph);
     json.attribute("peak_bytes_plain", sweep.peakBytesPlain);
+    writeOptionalJson(json, "peak_floor_bytes", sweep.peakFloorBytes);
     json.attribute("plans_tried", sweep.plansTried);
     json.attributeArray("points", [&] {
       for (const SweepPoint &point : sweep.points)

@@ -496,6 +496,12 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   SweepReport sweep;
   sweep.graph = graph.name().str();
   sweep.peakBytesPlain = trials.front().peakBytes;
+  if (options.finalPipeline.empty()) {
+    REMAT_ASSIGN_OR_RETURN(
+        PeakFloor floor,
+        computePeakFloor(*differentiated, base.forwardOpIdBound));
+    sweep.peakFloorBytes = floor.bytes;
+  }
   sweep.plansTried = int64_t(trials.size());
   // By rising peak, then falling cost, then the order tried; a plan stays
   // when it recomputes less than every plan of a lower peak.

@@ -157,6 +157,9 @@ struct SweepReport {
   std::string graph;
   /// Plain autodiff's peak, the 100% of a share budget.
   int64_t peakBytesPlain = 0;
+  /// The peak no plan goes below (remat/Analysis/PeakFloor.h): where the
+  /// curve could end at best; null for a graph on devices.
+  std::optional<int64_t> peakFloorBytes;
   int64_t plansTried = 0;
   std::vector<SweepPoint> points;
 };
