@@ -96,7 +96,8 @@ const CommandSpec &optSpec() {
                    "incumbent, bound and gap as CBC finds them)."},
           {.name = "strict-budget",
            .help = "Exits 1 when no plan reaches the budget (by default a "
-                   "warning, and the lowest peak found is built)."},
+                   "warning, and the lowest peak found is built; the warning "
+                   "also gives the peak floor no plan can go below)."},
           {.name = "explain",
            .help = "Prints the kept tensors, the segments and their cost "
                    "instead of the graph (which -o still writes)."},

@@ -41,6 +41,8 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     });
     writeOptionalJson(json, "budget_bytes", report.budgetBytes);
     writeOptionalJson(json, "budget_met", report.budgetMet);
+    writeOptionalJson(json, "peak_floor_bytes", report.peakFloorBytes);
+    writeOptionalJson(json, "peak_floor_op", report.peakFloorOp);
     json.attribute("plans_tried", report.plansTried);
     writeOptionalJson(json, "optimality_gap", report.optimalityGap);
     json.attribute("max_recomputations", report.maxRecomputations);
@@ -85,6 +87,7 @@ void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os) {
   json.object([&] {
     json.attribute("graph", sweep.graph);
     json.attribute("peak_bytes_plain", sweep.peakBytesPlain);
+    writeOptionalJson(json, "peak_floor_bytes", sweep.peakFloorBytes);
     json.attribute("plans_tried", sweep.plansTried);
     json.attributeArray("points", [&] {
       for (const SweepPoint &point : sweep.points)

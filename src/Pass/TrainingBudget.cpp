@@ -21,6 +21,7 @@
 
 #include "Pass/TrainingInternal.h"
 
+#include "remat/Analysis/PeakFloor.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Support/Status.h"
@@ -388,6 +389,17 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
                          differentiateOnce(graph, options));
   searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
+  // The least peak any plan could reach, named before the graph changes. A
+  // graph on devices is judged by its largest device, which it does not
+  // bound.
+  std::optional<PeakFloor> floor;
+  std::string floorOp, floorOpText;
+  if (options.finalPipeline.empty()) {
+    REMAT_ASSIGN_OR_RETURN(floor,
+                           computePeakFloor(graph, base.forwardOpIdBound));
+    floorOp = floor->op ? floor->op->describe() : "";
+    floorOpText = describePeakFloorOp(*floor);
+  }
   stopwatch.restart();
   // The baseline resolves a share of plain autodiff's peak to bytes.
   std::optional<Trial> plain = unbuiltPlainTrial(base, options);
@@ -417,8 +429,19 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     summedPlain = unbuiltPlainTrial(*summed, summedOptions);
     searchTimings.push_back(
         {"autodiff, gradients summed at once", 0, stopwatch.seconds()});
-    if (summedPlain->peakBytes < plainPeak)
+    if (summedPlain->peakBytes < plainPeak) {
       bases.insert(bases.begin(), {&*summed, &summedOptions, kSummedAtOnce});
+      // The floor bounds the plans of both graphs: the lower of theirs.
+      REMAT_ASSIGN_OR_RETURN(
+          PeakFloor summedFloor,
+          computePeakFloor(*summedGraph, summed->forwardOpIdBound));
+      if (summedFloor.bytes < floor->bytes) {
+        floor = summedFloor;
+        floorOp = floor->op ? floor->op->describe() : "";
+        floorOpText = describePeakFloorOp(*floor) +
+                      " in the graph with gradients summed at once";
+      }
+    }
   }
 
   // A given strategy is built once.
@@ -494,12 +517,27 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = plansTried;
-  if (!*report.budgetMet)
-    report.warnings.push_back(fmt::format(
+  if (floor) {
+    report.peakFloorBytes = floor->bytes;
+    report.peakFloorOp = floorOp;
+  }
+  if (!*report.budgetMet) {
+    std::string warning = fmt::format(
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
         "is {} ({} bytes, strategy {})",
         formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
-        report.planPeakBytes(), report.strategy));
+        report.planPeakBytes(), report.strategy);
+    if (floor && budget < floor->bytes)
+      warning +=
+          fmt::format("; no plan can fit: every plan peaks at {} ({} "
+                      "bytes) or more, at {}",
+                      formatBytes(floor->bytes), floor->bytes, floorOpText);
+    else if (floor)
+      warning +=
+          fmt::format("; no plan can peak below {} ({} bytes), at {}",
+                      formatBytes(floor->bytes), floor->bytes, floorOpText);
+    report.warnings.push_back(std::move(warning));
+  }
   return report;
 }
 
@@ -525,6 +563,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   int64_t plainPeak = plain->peakBytes;
   std::vector<Trial> trials;
   trials.push_back(std::move(*plain));
+  SweepReport sweep;
   // Every plan of one base, labelled with `label`, but plain autodiff.
   auto tryAll = [&](const DifferentiatedGraph &from,
                     const TrainingOptions &fromOptions,
@@ -565,11 +604,21 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
       summedPlain->strategy += kSummedAtOnce;
       trials.push_back(std::move(*summedPlain));
       REMAT_RETURN_IF_ERROR(tryAll(summed, summedOptions, kSummedAtOnce));
+      REMAT_ASSIGN_OR_RETURN(
+          PeakFloor floor,
+          computePeakFloor(*summedGraph, summed.forwardOpIdBound));
+      sweep.peakFloorBytes = floor.bytes;
     }
   }
-  SweepReport sweep;
   sweep.graph = graph.name().str();
   sweep.peakBytesPlain = trials.front().peakBytes;
+  if (options.finalPipeline.empty()) {
+    REMAT_ASSIGN_OR_RETURN(
+        PeakFloor floor,
+        computePeakFloor(*differentiated, base.forwardOpIdBound));
+    sweep.peakFloorBytes =
+        std::min(sweep.peakFloorBytes.value_or(floor.bytes), floor.bytes);
+  }
   sweep.plansTried = int64_t(trials.size());
   // By rising peak, then falling cost, then the order tried; a plan stays
   // when it recomputes less than every plan of a lower peak.

@@ -16,6 +16,8 @@
 #include "Planning/MinCut/MinimumCut.h"
 
 #include "MeasuredTraining.h"
+#include "ParsedGraph.h"
+#include "RandomGraphs.h"
 #include "SmallZooModels.h"
 
 #include "remat/IO/TextFormat.h"
@@ -30,12 +32,6 @@
 
 namespace remat {
 namespace {
-
-std::unique_ptr<Graph> parsed(llvm::StringRef text) {
-  absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "test.remat");
-  EXPECT_TRUE(graph.ok()) << graph.status();
-  return graph.ok() ? std::move(*graph) : nullptr;
-}
 
 /// `forward` differentiated and planned by `planner` at `budget` bytes.
 absl::StatusOr<RematPlan> planOn(const Graph &forward, llvm::StringRef planner,
@@ -221,33 +217,6 @@ TEST(BaselinePlannersTest, XlaNeedsABudgetAndNeitherTakesAnArgument) {
     ASSERT_FALSE(planner.ok()) << text;
     EXPECT_EQ(planner.status().message().find('\n'), std::string::npos);
   }
-}
-
-/// A random forward graph of `size` ops over [8] vectors: elementwise
-/// unary and binary ops reading mostly recent values, a loss over the last.
-std::unique_ptr<Graph> randomGraph(std::mt19937 &random, int size) {
-  auto graph = std::make_unique<Graph>("random");
-  Builder b(*graph);
-  const Type type(DType::F32, {8});
-  std::vector<Value *> values = {b.input("x", type), b.param("w", type)};
-  for (int i = 0; i < size; ++i) {
-    auto operand = [&] {
-      size_t back = std::min<size_t>(values.size(), 1 + random() % 4);
-      return random() % 5 ? values[values.size() - back]
-                          : values[random() % values.size()];
-    };
-    unsigned pick = random() % 6;
-    if (pick == 0)
-      values.push_back(b.param("w", type));
-    else if (pick < 3)
-      values.push_back(b.op(pick == 1 ? "sin" : "tanh", {operand()}));
-    else
-      values.push_back(b.op(pick == 3 ? "mul" : "add", {operand(), operand()}));
-  }
-  Value *sum = b.op("add", {values.back(), values[1]});
-  graph->addOutput(b.op("reduce_sum", {sum}, {}, "loss"));
-  EXPECT_TRUE(b.status().ok()) << b.status();
-  return graph;
 }
 
 TEST(BaselinePlannersTest, RandomGraphsAndBudgetsAreMeasuredAndBitwise) {

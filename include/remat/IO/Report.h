@@ -78,6 +78,12 @@ struct TrainingReport {
   std::optional<bool> budgetMet;
   /// How many plans a budget search built and simulated (0 without one).
   int64_t plansTried = 0;
+  /// With a budget, the peak no plan can go below
+  /// (remat/Analysis/PeakFloor.h), and the op whose step forces it (`%h =
+  /// matmul`, empty when params and inputs alone do); null without a budget
+  /// and for a graph on devices.
+  std::optional<int64_t> peakFloorBytes;
+  std::optional<std::string> peakFloorOp;
   /// The planner's proven relative gap to the least recompute cost (0:
   /// optimal); null when it proves nothing.
   std::optional<double> optimalityGap;
@@ -156,6 +162,9 @@ struct SweepReport {
   std::string graph;
   /// Plain autodiff's peak, the 100% of a share budget.
   int64_t peakBytesPlain = 0;
+  /// The peak no plan goes below (remat/Analysis/PeakFloor.h): where the
+  /// curve could end at best; null for a graph on devices.
+  std::optional<int64_t> peakFloorBytes;
   int64_t plansTried = 0;
   std::vector<SweepPoint> points;
 };

@@ -82,7 +82,9 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// geometric series, `all` and on small graphs `ilp`, and keeps the least
 /// recompute FLOPs within the budget; another
 /// strategy is built as given. When nothing reaches the budget the lowest peak
-/// found is built, `budgetMet` is false and a warning says so.
+/// found is built, `budgetMet` is false and a warning says so, with the peak
+/// floor that no plan goes below (remat/Analysis/PeakFloor.h; also
+/// `peakFloorBytes`, except after `finalPipeline`).
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
 
