@@ -95,7 +95,8 @@ constexpr int kFinerChainStages = 40;
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
 /// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
-/// count, recomputing everything, and for one budget the DP with parameter
+/// count, recomputing everything, the cheap ops (`speed`), the zoo's blocks
+/// (`regions`), and for one budget the DP with parameter
 /// gradients counted late (`chain=late`) and on finer stages, XLA's and
 /// PyTorch's passes (`xla`, `mincut`), Checkmate's baselines and, on small
 /// graphs, the ILP.
@@ -112,7 +113,8 @@ std::vector<std::string> autoCandidates(const Graph &graph,
   int64_t limit = int64_t(graph.numOps());
   for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
     strategies.push_back(fmt::format("sqrtn={}", k));
-  strategies.push_back("all");
+  llvm::append_range(strategies,
+                     std::vector<std::string>{"all", "speed", "regions"});
   if (forOneBudget)
     llvm::append_range(
         strategies,
