@@ -51,19 +51,9 @@ Floored floorOf(const Graph &forward, const AutodiffOptions &autodiff = {}) {
   return result;
 }
 
-/// Four tanh on a 16-byte param, a 4-byte loss. Autodiff appends a scalar
-/// constant seed, its view, `%d.grad = broadcast` (16 bytes) and one
-/// `tanh_grad(y, dy)` per layer, down to the output `%x.grad`.
-constexpr llvm::StringLiteral kTanhChain = R"(graph @chain {
-  param %x : f32[4]
-  %a = tanh(%x) : f32[4]
-  %b = tanh(%a) : f32[4]
-  %c = tanh(%b) : f32[4]
-  %d = tanh(%c) : f32[4]
-  %loss = reduce_sum(%d) {axes = [0]} : f32[]
-  output %loss
-})";
-
+// On kTanhChain (ParsedGraph.h) autodiff appends a scalar constant seed, its
+// view, `%d.grad = broadcast` (16 bytes) and one `tanh_grad(y, dy)` per layer,
+// down to the output `%x.grad`.
 TEST(PeakFloorTest, AnOpsOwnStepOnAChain) {
   std::unique_ptr<Graph> forward = parsed(kTanhChain);
   ASSERT_TRUE(forward);

@@ -13,6 +13,8 @@
 
 #include "remat/Pass/Recompute.h"
 
+#include "ParsedGraph.h"
+
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
@@ -49,17 +51,7 @@ std::vector<Value *> values(const Graph &graph,
 
 /// x -> a -> b -> c -> d -> loss with b kept: the backward pass needs a
 /// (tanh'), b, c (tanh' of c and d); c is recomputed from b, a from x.
-constexpr llvm::StringLiteral kChain = R"(
-graph @chain {
-  param %x : f32[4]
-  %a = tanh(%x) : f32[4]
-  %b = tanh(%a) : f32[4]
-  %c = tanh(%b) : f32[4]
-  %d = tanh(%c) : f32[4]
-  %loss = reduce_sum(%d) {axes = [0]} : f32[]
-  output %loss
-}
-)";
+constexpr llvm::StringLiteral kChain = kTanhChain;
 
 TEST(RecomputeTest, FourOpChainWithOneCheckpoint) {
   std::unique_ptr<Graph> graph = parse(kChain);
