@@ -15,7 +15,8 @@
 /// plan fits, a later one whose copies cost more (counted without building,
 /// `recomputeFlopsLowerBound`) is dropped unbuilt. The chain planner plans
 /// against a model of memory; the search shifts the budget it gives it by
-/// what the model missed.
+/// what the model missed. Where summing partial gradients as they come
+/// lowers plain autodiff's peak, every candidate is tried on that graph too.
 ///
 //===----------------------------------------------------------------------===//
 

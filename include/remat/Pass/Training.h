@@ -78,10 +78,10 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// judged by the simulated peak of its final, scheduled training graph (after
 /// `finalPipeline`: the peak of its largest device), so the
 /// plan returned is never over the budget when one reaches it. The strategy
-/// `auto` tries plain autodiff, `sqrtn` and `memory`, `sqrtn=K` for K in a
-/// geometric series, `all` and on small graphs `ilp`, and keeps the least
-/// recompute FLOPs within the budget; another
-/// strategy is built as given. When nothing reaches the budget the lowest peak
+/// `auto` tries every planner of docs/strategies.md#budgets (on small graphs
+/// `ilp` too), where it lowers the peak also on the graph with partial
+/// gradients summed at once (`searchAggregation`), and keeps the least
+/// recompute FLOPs within the budget; another strategy is built as given. When nothing reaches the budget the lowest peak
 /// found is built, `budgetMet` is false and a warning says so, with the peak
 /// floor that no plan goes below (remat/Analysis/PeakFloor.h; also
 /// `peakFloorBytes`, except after `finalPipeline`).
