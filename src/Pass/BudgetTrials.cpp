@@ -1,0 +1,264 @@
+//===- BudgetTrials.cpp - Candidate plans of the budget search ------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// The candidates of the budget search, and one candidate planned, built
+/// (or left unbuilt when it cannot win) and calibrated.
+///
+//===----------------------------------------------------------------------===//
+
+#include "Pass/BudgetTrials.h"
+
+#include "remat/IR/Graph.h"
+#include "remat/Pass/Recompute.h"
+#include "remat/Support/Status.h"
+
+#include <fmt/format.h>
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
+
+namespace remat::budget {
+namespace {
+
+/// Graphs of at most this many compute ops (parameters and inputs, which
+/// the MILP holds as constants, not counted) also get the `ilp` planner,
+/// limited to `kIlpNodes` branch-and-bound nodes, a limit that gives the
+/// same plan on any machine (`kIlpSeconds` only guards against a root that
+/// never ends). CBC proves some such optima within it and finds plans where
+/// no other planner fits (the 4-layer MLP of docs/benchmarks.md at 70%),
+/// and beats every kept-value plan where a budget needs a value recomputed
+/// more than once.
+constexpr int64_t kIlpOpLimit = 24;
+constexpr int kIlpNodes = 1000;
+constexpr int kIlpSeconds = 60;
+
+/// Graphs of at most this many ops also get Checkmate's baselines, whose
+/// R and S matrices cost O(nodes^2): a few seconds at this size.
+constexpr int64_t kApOpLimit = 5000;
+
+/// A second grouping of the block chain for the DP, finer than its default
+/// 32 stages: boundaries elsewhere, and within a few slots of a budget more
+/// of them fit (the 1000-layer MLP at half its peak recomputes 512 layers
+/// instead of 513, the fewest any schedule can: docs/benchmarks.md). The
+/// DP's time grows as stages cubed: about twice the default's.
+constexpr int kFinerChainStages = 40;
+
+/// `strategy`'s plan of `base` with its options, told `budget`.
+absl::StatusOr<BasePlan> planStrategy(const DifferentiatedGraph &base,
+                                      const TrainingOptions &options,
+                                      const std::string &strategy,
+                                      std::optional<int64_t> budget) {
+  TrainingOptions trial = options;
+  trial.strategy = strategy;
+  return planDifferentiated(base, trial, budget);
+}
+
+/// Builds `plan`, `strategy`'s, on a copy of `base`; the trial keeps the
+/// graph when `keepGraph`.
+absl::StatusOr<Trial> buildPlan(const DifferentiatedGraph &base,
+                                const TrainingOptions &options,
+                                const std::string &strategy,
+                                std::optional<int64_t> budget,
+                                const BasePlan &plan, bool keepGraph) {
+  TrainingOptions trial = options;
+  trial.strategy = strategy;
+  REMAT_ASSIGN_OR_RETURN(
+      TrainingBuild build,
+      buildFromDifferentiated(base, trial, budget, /*verify=*/false, &plan));
+  Trial result{strategy, build.report.planPeakBytes(),
+               build.report.flopsRecompute, build.report.overhead};
+  if (keepGraph)
+    result.build = std::move(build);
+  return result;
+}
+
+/// Whether two plans of one graph are the same plan.
+bool samePlan(const RematPlan &a, const RematPlan &b) {
+  auto sameRegions = [](const RematPlan &a, const RematPlan &b) {
+    return std::equal(a.regions.begin(), a.regions.end(), b.regions.begin(),
+                      b.regions.end(),
+                      [](const RegionSpan &x, const RegionSpan &y) {
+                        return x.path == y.path && x.depth == y.depth;
+                      });
+  };
+  auto sameSteps = [](const std::vector<RecomputeStep> &a,
+                      const std::vector<RecomputeStep> &b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                      [](const RecomputeStep &x, const RecomputeStep &y) {
+                        return x.before == y.before && x.ops == y.ops;
+                      });
+  };
+  if (a.plain != b.plain || a.kept != b.kept || !sameRegions(a, b) ||
+      a.schedule.has_value() != b.schedule.has_value())
+    return false;
+  return !a.schedule || sameSteps(*a.schedule, *b.schedule);
+}
+
+} // namespace
+
+std::vector<std::string> autoCandidates(const Graph &graph, bool forOneBudget) {
+  // The rule-based planners' own choices early, so that `auto` is never
+  // worse than them at the same budget. The DP and the ILP plan for one
+  // budget.
+  std::vector<std::string> strategies = {"none"};
+  if (forOneBudget)
+    strategies.push_back("chain");
+  llvm::append_range(strategies, std::vector<std::string>{"sqrtn", "memory"});
+  int64_t limit = int64_t(graph.numOps());
+  for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
+    strategies.push_back(fmt::format("sqrtn={}", k));
+  llvm::append_range(strategies,
+                     std::vector<std::string>{"all", "speed", "regions"});
+  if (forOneBudget)
+    llvm::append_range(
+        strategies,
+        std::vector<std::string>{"chain=late",
+                                 fmt::format("chain={}", kFinerChainStages),
+                                 "xla", "mincut"});
+  if (forOneBudget && limit <= kApOpLimit)
+    llvm::append_range(strategies,
+                       std::vector<std::string>{"ap-sqrtn", "ap-greedy"});
+  int64_t computeOps =
+      limit - int64_t(graph.inputs().size() + graph.params().size());
+  if (forOneBudget && computeOps <= kIlpOpLimit)
+    strategies.push_back(
+        fmt::format("ilp={},nodes={}", kIlpSeconds, kIlpNodes));
+  return strategies;
+}
+
+bool isModelledPlanner(llvm::StringRef strategy) {
+  return strategy == "chain" || strategy.startswith("chain=");
+}
+
+bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
+  bool fits = candidate.peakBytes <= budget,
+       bestFits = best.peakBytes <= budget;
+  if (fits != bestFits)
+    return fits;
+  if (fits && candidate.flopsRecompute != best.flopsRecompute)
+    return candidate.flopsRecompute < best.flopsRecompute;
+  return candidate.peakBytes < best.peakBytes;
+}
+
+std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
+                                       const TrainingOptions &options) {
+  if (!options.finalPipeline.empty())
+    return std::nullopt;
+  Trial plain{"none", base.plainSchedule.peakBytesAfter, 0, 0.0};
+  plain.builds = 0;
+  return plain;
+}
+
+absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
+                                  const TrainingOptions &options,
+                                  const std::string &strategy,
+                                  std::optional<int64_t> budget, bool keepGraph,
+                                  std::optional<int64_t> toBeat) {
+  REMAT_ASSIGN_OR_RETURN(BasePlan plan,
+                         planStrategy(base, options, strategy, budget));
+  if (toBeat &&
+      recomputeFlopsLowerBound(*base.graph, base.forwardOpIdBound, plan.plan,
+                               base.plainOrder) > *toBeat) {
+    Trial dropped{strategy};
+    dropped.builds = 0;
+    dropped.unbuilt = 1;
+    dropped.dropped = true;
+    return dropped;
+  }
+  return buildPlan(base, options, strategy, budget, plan, keepGraph);
+}
+
+absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
+                                    const TrainingOptions &options,
+                                    const std::string &strategy, int64_t budget,
+                                    int rounds, bool keepGraph) {
+  std::optional<Trial> best;
+  // Every round's plan and figures: a plan made again is not built again.
+  struct Round {
+    RematPlan plan;
+    int64_t peakBytes, flopsRecompute;
+  };
+  std::vector<Round> done;
+  int builds = 0;
+  // Told budgets known to fit (lo) and known to overshoot (hi).
+  int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
+  int64_t told = budget;
+  for (int round = 0; round < rounds; ++round) {
+    REMAT_ASSIGN_OR_RETURN(BasePlan plan,
+                           planStrategy(base, options, strategy, told));
+    const Round *again = nullptr;
+    for (const Round &earlier : done)
+      if (samePlan(earlier.plan, plan.plan))
+        again = &earlier;
+    std::optional<Trial> built;
+    int64_t peak, flops;
+    if (again) {
+      peak = again->peakBytes;
+      flops = again->flopsRecompute;
+    } else {
+      REMAT_ASSIGN_OR_RETURN(
+          built, buildPlan(base, options, strategy, told, plan, keepGraph));
+      ++builds;
+      built->plannerBudget = told;
+      peak = built->peakBytes;
+      flops = built->flopsRecompute;
+      done.push_back({std::move(plan.plan), peak, flops});
+    }
+    // The same plan again (a model that admits nothing cheaper or smaller)
+    // will not move.
+    bool same =
+        best && peak == best->peakBytes && flops == best->flopsRecompute;
+    if (built && (!best || isBetter(*built, *best, budget)))
+      best = std::move(built);
+    best->builds = builds;
+    best->unbuilt = round + 1 - builds;
+    if (same)
+      break;
+    int64_t miss = 0;
+    if (peak <= budget) {
+      lo = std::max(lo, told);
+      // A plan that recomputes nothing cannot get cheaper.
+      if (flops == 0)
+        break;
+    } else {
+      hi = std::min(hi, told);
+    }
+    if (llvm::SubOverflow(budget, peak, miss) ||
+        llvm::AddOverflow(told, miss, told))
+      break;
+    // Stay strictly inside the bracket; stop once it is within 0.5%.
+    if (told <= lo || told >= hi)
+      told = hi == std::numeric_limits<int64_t>::max() ? lo + lo / 4
+                                                       : lo + (hi - lo) / 2;
+    if (hi != std::numeric_limits<int64_t>::max() && hi - lo <= budget / 200)
+      break;
+    if (told <= 0)
+      break;
+  }
+  return std::move(*best);
+}
+
+AutodiffOptions summedAtOnce(AutodiffOptions autodiff) {
+  autodiff.aggregateCount = 2;
+  autodiff.aggregateBytes = 0;
+  return autodiff;
+}
+
+bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options) {
+  const AutodiffOptions &autodiff = options.autodiff;
+  if (autodiff.aggregateCount == 2 && autodiff.aggregateBytes == 0)
+    return false;
+  for (const Op &op : graph.ops())
+    for (const Value *result : op.results())
+      if (result->uses().size() > 2)
+        return true;
+  return false;
+}
+
+} // namespace remat::budget

@@ -1,0 +1,123 @@
+//===- BudgetTrials.h - Candidate plans of the budget search ----*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// What the budget search and the sweep share: the candidates `auto` tries,
+/// and how one candidate is planned, built and judged on a graph
+/// differentiated once (TrainingInternal.h).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SRC_PASS_BUDGETTRIALS_H
+#define REMAT_SRC_PASS_BUDGETTRIALS_H
+
+#include "Pass/TrainingInternal.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace remat::budget {
+
+/// What one candidate plan costs once built.
+struct Trial {
+  std::string strategy;
+  int64_t peakBytes = 0;
+  int64_t flopsRecompute = 0;
+  double overhead = 0;
+  /// The budget the planner was told, when not the search's own.
+  std::optional<int64_t> plannerBudget;
+  /// How many graphs were built to get here, and how many plans were made
+  /// but not built: they could not beat the best plan, or repeated one.
+  int builds = 1;
+  int unbuilt = 0;
+  /// Not built because it could not beat the best plan: no figures.
+  bool dropped = false;
+  /// The index of the search's base it plans (`SearchBase`).
+  int base = 0;
+  /// The training graph built (not yet verified) and its report, kept
+  /// while the trial may be the one returned.
+  TrainingBuild build;
+};
+
+/// `auto` stops trying candidates once they have built this many ops in all
+/// (a plan not built counting `1 / kPlansPerBuild` of its graph): a
+/// planning-time limit that keeps the output deterministic. On a million-op
+/// graph, the `chain` DP's build alone; every candidate below about 30k ops.
+constexpr int64_t kSearchOpBudget = 1'250'000;
+
+/// A plan made but not built costs the search this share of a build: about
+/// what planning costs beside copying, rewriting, scheduling and simulating
+/// a million-op graph.
+constexpr int64_t kPlansPerBuild = 4;
+
+/// At most this many builds calibrate a modelled planner's budget.
+constexpr int kCalibrationRounds = 8;
+
+/// How plans of the graph with partial gradients summed at once are named
+/// in timings and sweeps (after the strategy).
+inline constexpr const char *kSummedAtOnce = ", gradients summed at once";
+
+/// The strategies `auto` tries, most promising first: plain autodiff, for
+/// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
+/// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
+/// count, recomputing everything, the cheap ops (`speed`), the zoo's blocks
+/// (`regions`), and for one budget the DP with parameter
+/// gradients counted late (`chain=late`) and on finer stages, XLA's and
+/// PyTorch's passes (`xla`, `mincut`), Checkmate's baselines and, on small
+/// graphs, the ILP.
+/// O(log ops) plans.
+std::vector<std::string> autoCandidates(const Graph &graph, bool forOneBudget);
+
+/// Whether `strategy` plans against its own model of memory (`chain`), so
+/// that the budget it is told may be shifted to land the built graph's
+/// simulated peak within the real one.
+bool isModelledPlanner(llvm::StringRef strategy);
+
+/// Whether `candidate` is a better choice than `best` within `budget`:
+/// within the budget beats over it; among plans within it the fewer
+/// recompute FLOPs, then the lower peak; among plans over it the lower peak.
+/// Earlier candidates win ties, so the choice is deterministic.
+bool isBetter(const Trial &candidate, const Trial &best, int64_t budget);
+
+/// Plain autodiff's trial, from the schedule `base` made for it: built only
+/// if chosen. A graph on devices is judged by its largest device, which
+/// only a build knows.
+std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
+                                       const TrainingOptions &options);
+
+/// Plans `strategy` and builds it on a copy of `base`, unless its plan
+/// recomputes more than `toBeat` FLOPs (the best fitting plan's): then it
+/// could not win, and the trial, not built, has no figures. The trial keeps
+/// the graph when `keepGraph`.
+absl::StatusOr<Trial>
+tryStrategy(const DifferentiatedGraph &base, const TrainingOptions &options,
+            const std::string &strategy, std::optional<int64_t> budget = {},
+            bool keepGraph = true, std::optional<int64_t> toBeat = {});
+
+/// Builds the modelled planner `strategy` at budgets shifted by what its
+/// model missed, bracketing the largest told budget whose graph fits, and
+/// returns the best trial. A few builds, each O(graph).
+absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
+                                    const TrainingOptions &options,
+                                    const std::string &strategy, int64_t budget,
+                                    int rounds = kCalibrationRounds,
+                                    bool keepGraph = true);
+
+/// Autodiff's options that sum each partial gradient into the value's
+/// gradient as soon as it exists: the fewest partials alive at once.
+AutodiffOptions summedAtOnce(AutodiffOptions autodiff);
+
+/// Whether summing at once may give another graph than `options`' own
+/// aggregation: it may not for a value with at most two partial gradients
+/// (one per use), which are summed once either way.
+bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options);
+
+} // namespace remat::budget
+
+#endif // REMAT_SRC_PASS_BUDGETTRIALS_H
