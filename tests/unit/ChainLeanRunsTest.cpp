@@ -62,9 +62,7 @@ std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
   using State = uint32_t;
   auto runOf = [](State state, int i) { return int(state >> 4 * i & 3); };
   auto outputOf = [](State state, int i) { return state >> (4 * i + 2) & 1; };
-  auto gradientOf = [](State state, int i) {
-    return state >> (4 * i + 3) & 1;
-  };
+  auto gradientOf = [](State state, int i) { return state >> (4 * i + 3) & 1; };
   auto doneOf = [n](State state) { return int(state >> 4 * n); };
   auto bytesOf = [&](State state) {
     int64_t total = chain.constantBytes;
