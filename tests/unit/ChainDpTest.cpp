@@ -16,11 +16,12 @@
 #include "Planning/Chain/ChainDp.h"
 #include "Planning/Ilp/CheckmateIlp.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <gtest/gtest.h>
 
 #include <queue>
 #include <random>
-#include <unordered_map>
 
 namespace remat::chain {
 namespace {
@@ -72,7 +73,8 @@ int forwardRuns(const ChainSchedule &schedule, int stage) {
 /// the chain's DAG (backwards once each, in order; any forward node any
 /// time its inputs are in memory), by Dijkstra over (nodes in memory,
 /// backwards done). Freer than Checkmate's stages: no index order, frees at
-/// any time. nullopt when nothing fits.
+/// any time, but for frees that leave no way to finish (below). nullopt
+/// when nothing fits.
 std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
   ilp::RematProblem dag = toRematProblem(chain);
   int n = int(dag.nodes.size());
@@ -84,6 +86,15 @@ std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
   for (int k = 0; k < n; ++k)
     for (int dep : dag.nodes[k].deps)
       deps[k] |= 1u << dep;
+  // A node made once (a backward, parameter gradients) and freed before
+  // its last reader is made leaves that reader unmakeable: such frees lead
+  // to no schedule, so they are not searched, which leaves the optimum as
+  // it is. Searched, they would multiply the states visited by up to 2 per
+  // node held (parameter gradients stay to the end).
+  std::vector<int> lastReader(n, -1);
+  for (int k = 0; k < n; ++k)
+    for (int dep : dag.nodes[k].deps)
+      lastReader[dep] = std::max(lastReader[dep], k);
   auto bytesOf = [&](uint32_t set) {
     int64_t total = dag.constantBytes;
     for (int i = 0; i < n; ++i)
@@ -96,11 +107,12 @@ std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
   auto pack = [n](uint32_t live, int done) {
     return State(live) | State(done) << n;
   };
-  std::unordered_map<State, int64_t> best;
+  // An open-addressing map: node-based maps are slow under sanitizers.
+  llvm::DenseMap<State, int64_t> best;
   using Entry = std::pair<int64_t, State>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
   auto push = [&](int64_t cost, State state) {
-    auto [it, inserted] = best.emplace(state, cost);
+    auto [it, inserted] = best.try_emplace(state, cost);
     if (!inserted && it->second <= cost)
       return;
     it->second = cost;
@@ -111,7 +123,7 @@ std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
   while (!queue.empty()) {
     auto [cost, state] = queue.top();
     queue.pop();
-    if (best[state] < cost)
+    if (best.lookup(state) < cost)
       continue;
     uint32_t live = uint32_t(state & ((State(1) << n) - 1));
     int done = int(state >> n);
@@ -119,7 +131,8 @@ std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
       return cost;
     int64_t liveBytes = bytesOf(live);
     for (int i = 0; i < n; ++i)
-      if (live >> i & 1)
+      if (live >> i & 1 &&
+          !(i >= firstBackward && lastReader[i] >= firstBackward + done))
         push(cost, pack(live & ~(1u << i), done));
     for (int k = 0; k < firstBackward + done + 1 && k < n; ++k) {
       if (live >> k & 1 || (k >= firstBackward && k != firstBackward + done))

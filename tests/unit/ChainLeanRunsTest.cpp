@@ -18,7 +18,7 @@
 
 #include <gtest/gtest.h>
 
-#include <map>
+#include <limits>
 #include <queue>
 #include <random>
 
@@ -49,81 +49,84 @@ ChainResult solveLean(const ChainProblem &problem) {
 /// run whenever its input is in memory, outputs from held runs, backwards
 /// in order) and frees at any time, by Dijkstra; nullopt when nothing fits.
 /// A state: per stage the run held (0: none), whether its output and the
-/// gradient of its input are held, and the backwards done.
+/// gradient of its input are held, and the backwards done. Packed in four
+/// bits a stage (run in two, output, gradient) with the backwards done
+/// above them, so that a flat table of at most 2^19 costs indexes it: a
+/// search per budget of the random test, hundreds of them, stays cheap under
+/// sanitizers.
 std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
   int n = int(chain.stages.size());
-  using State = std::vector<int8_t>; // 3n values, then backwards done.
-  auto bytesOf = [&](const State &state) {
+  EXPECT_LE(n, 4);
+  for (const ChainStage &stage : chain.stages)
+    EXPECT_LE(stage.leanRuns.size(), 2u);
+  using State = uint32_t;
+  auto runOf = [](State state, int i) { return int(state >> 4 * i & 3); };
+  auto outputOf = [](State state, int i) { return state >> (4 * i + 2) & 1; };
+  auto gradientOf = [](State state, int i) { return state >> (4 * i + 3) & 1; };
+  auto doneOf = [n](State state) { return int(state >> 4 * n); };
+  auto bytesOf = [&](State state) {
     int64_t total = chain.constantBytes;
     for (int i = 0; i < n; ++i) {
       const ChainStage &stage = chain.stages[i];
-      if (int run = state[3 * i])
+      if (int run = runOf(state, i))
         total += run == 1 ? stage.savedBytes
                           : stage.leanRuns[run - 2].savedBytes;
-      total += state[3 * i + 1] ? stage.outputBytes : 0;
-      total += state[3 * i + 2] ? stage.gradientBytes : 0;
+      total += outputOf(state, i) ? stage.outputBytes : 0;
+      total += gradientOf(state, i) ? stage.gradientBytes : 0;
     }
     return total;
   };
-  std::map<State, int64_t> best;
+  constexpr int64_t kUnseen = std::numeric_limits<int64_t>::max();
+  std::vector<int64_t> best(size_t(n + 1) << 4 * n, kUnseen);
   using Entry = std::pair<int64_t, State>;
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
-  auto push = [&](int64_t cost, const State &state) {
-    auto [it, inserted] = best.emplace(state, cost);
-    if (!inserted && it->second <= cost)
+  auto push = [&](int64_t cost, State state) {
+    if (best[state] <= cost)
       return;
-    it->second = cost;
+    best[state] = cost;
     queue.push({cost, state});
   };
-  push(0, State(3 * n + 1, 0));
+  push(0, 0);
   while (!queue.empty()) {
     auto [cost, state] = queue.top();
     queue.pop();
     if (best[state] < cost)
       continue;
-    int done = state[3 * n];
+    int done = doneOf(state);
     if (done == n)
       return cost;
     int64_t live = bytesOf(state);
-    auto inputHeld = [&](int i) { return i == 0 || state[3 * (i - 1) + 1]; };
-    for (int k = 0; k < 3 * n; ++k)
-      if (state[k]) {
-        State next = state;
-        next[k] = 0;
-        push(cost, next);
-      }
+    auto inputHeld = [&](int i) { return i == 0 || outputOf(state, i - 1); };
+    // Frees: a run, an output or a gradient.
+    for (int i = 0; i < n; ++i)
+      for (State field : {State(3), State(4), State(8)})
+        if (state & field << 4 * i)
+          push(cost, state & ~(field << 4 * i));
     for (int i = 0; i < n; ++i) {
       const ChainStage &stage = chain.stages[i];
-      if (!state[3 * i] && inputHeld(i))
+      if (!runOf(state, i) && inputHeld(i))
         for (int run = 1; run <= int(stage.leanRuns.size()) + 1; ++run) {
-          State next = state;
-          next[3 * i] = int8_t(run);
+          State next = state | State(run) << 4 * i;
           int64_t during =
               run > 1 ? stage.leanRuns[run - 2].forwardBytes : 0;
           if (bytesOf(next) + during <= chain.budgetBytes)
             push(cost + stage.forwardCost, next);
         }
-      if (state[3 * i] && i + 1 < n && !state[3 * i + 1] &&
-          live + stage.outputBytes <= chain.budgetBytes) {
-        State next = state;
-        next[3 * i + 1] = 1;
-        push(cost, next);
-      }
+      if (runOf(state, i) && i + 1 < n && !outputOf(state, i) &&
+          live + stage.outputBytes <= chain.budgetBytes)
+        push(cost, state | State(4) << 4 * i);
     }
     int i = n - 1 - done;
     const ChainStage &stage = chain.stages[i];
-    int run = state[3 * i];
-    bool incoming = i + 1 == n || state[3 * (i + 1) + 2];
-    if (run && inputHeld(i) && incoming && !state[3 * i + 2]) {
+    int run = runOf(state, i);
+    bool incoming = i + 1 == n || gradientOf(state, i + 1);
+    if (run && inputHeld(i) && incoming && !gradientOf(state, i)) {
       const StageRun *lean = run > 1 ? &stage.leanRuns[run - 2] : nullptr;
       int64_t extraBytes = lean ? lean->extraBytes : 0;
       int64_t extraCost = lean ? lean->extraCost : 0;
-      if (live + stage.gradientBytes + extraBytes <= chain.budgetBytes) {
-        State next = state;
-        next[3 * i + 2] = 1;
-        ++next[3 * n];
-        push(cost + stage.backwardCost + extraCost, next);
-      }
+      if (live + stage.gradientBytes + extraBytes <= chain.budgetBytes)
+        push(cost + stage.backwardCost + extraCost,
+             (state | State(8) << 4 * i) + (State(1) << 4 * n));
     }
   }
   return std::nullopt;

@@ -161,25 +161,42 @@ class CostTable {
 public:
   CostTable(int numStages, int64_t numSlots)
       : numStages_(numStages), width_(numSlots + 1),
-        cells_(size_t(numRows(numStages)) * size_t(width_), kInfinite) {}
+        cells_(size_t(numRows(numStages)) * size_t(width_), kInfinite),
+        firstFinite_(size_t(numRows(numStages)), 0) {}
 
   static int64_t numRows(int numStages) {
     int64_t pairs = int64_t(numStages) * (numStages + 1) / 2 + numStages + 1;
     return pairs * kNumInputKinds * 4;
   }
   int64_t *row(const Subproblem &p) {
-    int64_t pair = int64_t(p.s) * (numStages_ + 1) -
-                   int64_t(p.s) * (p.s - 1) / 2 + (p.t - p.s + 1);
-    int64_t index = ((pair * kNumInputKinds + p.kind) * 2 + p.pending) * 2 +
-                    p.leaves;
-    return cells_.data() + index * width_;
+    return cells_.data() + index(p) * width_;
   }
   int64_t lastSlot() const { return width_ - 1; }
+  /// The fewest slots at which `p`'s row is finite (`width_` when it never
+  /// is), once `finishRow(p)` has run; 0 before.
+  int64_t firstFinite(const Subproblem &p) const {
+    return firstFinite_[index(p)];
+  }
+  /// Records `firstFinite` of `p`'s row, once it is filled.
+  void finishRow(const Subproblem &p) {
+    const int64_t *cells = row(p);
+    int64_t m = 0;
+    while (m < width_ && cells[m] == kInfinite)
+      ++m;
+    firstFinite_[index(p)] = m;
+  }
 
 private:
+  int64_t index(const Subproblem &p) const {
+    int64_t pair = int64_t(p.s) * (numStages_ + 1) -
+                   int64_t(p.s) * (p.s - 1) / 2 + (p.t - p.s + 1);
+    return ((pair * kNumInputKinds + p.kind) * 2 + p.pending) * 2 + p.leaves;
+  }
+
   int numStages_;
   int64_t width_;
   std::vector<int64_t> cells_;
+  std::vector<int64_t> firstFinite_;
 };
 
 /// The ways to run a subproblem.
@@ -389,16 +406,31 @@ void ChainDp::fill() {
                   row[m] = std::min(row[m], costAt(move, m));
                 return;
               }
-              // The hot loop: both parts' rows, shifted.
-              const int64_t *child = table_.row(*move.child);
-              const int64_t *rest = move.rest ? table_.row(*move.rest) : nullptr;
-              for (int64_t m = move.need; m <= last; ++m) {
-                int64_t a = child[m - move.shift],
-                        b = rest ? rest[m - move.restShift] : 0;
-                if (a != kInfinite && b != kInfinite)
-                  row[m] = std::min(row[m], move.cost + a + b);
+              // The hot loop: both parts' rows, shifted, from the first
+              // slot count where both are finite (below it every sum is
+              // infinite). Plain pointers and compares: most of the
+              // planner's time is spent here, in unoptimised builds too.
+              int64_t from = std::max(
+                  move.need, move.shift + table_.firstFinite(*move.child));
+              if (move.rest)
+                from = std::max(from, move.restShift +
+                                          table_.firstFinite(*move.rest));
+              if (from > last)
+                return;
+              const int64_t *child =
+                  table_.row(*move.child) + (from - move.shift);
+              const int64_t *rest =
+                  move.rest ? table_.row(*move.rest) + (from - move.restShift)
+                            : nullptr;
+              int64_t *out = row + from;
+              int64_t count = last - from + 1, cost = move.cost;
+              for (int64_t i = 0; i < count; ++i) {
+                int64_t a = child[i], b = rest ? rest[i] : 0;
+                if (a != kInfinite && b != kInfinite && cost + a + b < out[i])
+                  out[i] = cost + a + b;
               }
             });
+            table_.finishRow(p);
           }
 }
 
