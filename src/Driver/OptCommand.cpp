@@ -247,11 +247,16 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
     }
     if (!timeline)
       return absl::OkStatus();
-    // Plain autodiff's outline would only retrace the result.
-    if (report.strategy == "none")
+    // Plain autodiff's outline would only retrace the result, unless the
+    // budget search summed partial gradients otherwise.
+    bool ownAggregation =
+        report.aggregateCount == training.autodiff.aggregateCount &&
+        report.aggregateBytes == training.autodiff.aggregateBytes;
+    if (report.strategy == "none" && ownAggregation)
       extras.plain.clear();
-    extras.title = fmt::format("@{}: live bytes, strategy {}", report.graph,
-                               report.strategy);
+    extras.title = fmt::format(
+        "@{}: live bytes, strategy {}{}", report.graph, report.strategy,
+        ownAggregation ? "" : ", gradients summed at once");
     extras.budgetBytes = report.budgetBytes;
     return writeTimeline(*timeline, graph, extras, ctx.out);
   }
