@@ -202,8 +202,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   graph.swap(*best->build.graph);
   TrainingReport report = std::move(best->build.report);
   report.searchTimings = std::move(searchTimings);
-  // Plain autodiff is the options' own, whatever the plan's aggregation.
-  report.peakBytesBefore = plainPeak;
+  // Plain autodiff is the options' own, whatever the plan's aggregation (a
+  // graph on devices is searched on that graph only).
+  report.peakBytesBefore = base.plainSchedule.peakBytesAfter;
   report.budgetBytes = budget;
   report.budgetMet = report.planPeakBytes() <= budget;
   report.plansTried = plansTried;

@@ -71,6 +71,8 @@ TEST(DataParallelBudgetTest, EveryDeviceIsWithinTheBudget) {
   for (const DeviceProfile &device : report->devices)
     EXPECT_LE(device.peakBytes, budget) << device.device;
   EXPECT_EQ(report->planPeakBytes(), largestDevicePeak(*report));
+  // Plain autodiff's peak is the one-device graph's, as without a budget.
+  EXPECT_EQ(report->peakBytesBefore, plain->peakBytesBefore);
   // The one-process executor holds every device's values: the whole graph's
   // simulated peak, over the budget of one device.
   absl::StatusOr<RunResult> run = runGraph(*planned, {.seed = 2});
