@@ -184,9 +184,19 @@ Order sinkOrder(const ScheduleGraph &graph, const Order &order);
 /// latest predecessor when that frees more than it holds (Hoist.cpp).
 Order hoistOrder(const ScheduleGraph &graph, const Order &order);
 
-/// A greedy order: among ready ops, the one freeing the most bytes net of
-/// those it holds, ties to the earlier in `base` (ListSchedule.cpp).
-Order listScheduleOrder(const ScheduleGraph &graph, const Order &base);
+/// What a list schedule judges a ready op by (ListSchedule.cpp).
+enum class ListKey {
+  /// The bytes it frees net of those it holds.
+  ByOps,
+  /// The bytes the chain of ops it starts would leave, and how high that
+  /// chain would rise on the way.
+  ByChains,
+};
+
+/// A greedy order: among ready ops, the best by `key`, ties to the earlier
+/// in `base` (ListSchedule.cpp).
+Order listScheduleOrder(const ScheduleGraph &graph, const Order &base,
+                        ListKey key);
 
 /// The fewest ops that must move to turn the input order into `order`: the
 /// op count minus the longest run kept in input order. O(N log N).

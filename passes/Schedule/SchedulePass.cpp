@@ -6,10 +6,11 @@
 ///
 /// \file
 /// `scheduleForMemory` copies the graph into dense arrays and builds
-/// candidate orders from them (the other files of this folder): sinking then hoisting
-/// the input order, hoisting it alone, and a greedy list schedule, itself
-/// sunk then hoisted. It simulates the peak of each and writes back the
-/// best only if it is strictly better than the input's (docs/schedule.md).
+/// candidate orders from them (the other files of this folder): sinking then
+/// hoisting the input order, hoisting it alone, a greedy list schedule by ops,
+/// itself sunk then hoisted, and one by chains, sunk or not. It simulates the
+/// peak of each and writes back the best only if it is strictly better than the
+/// input's (docs/schedule.md).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -55,9 +56,13 @@ absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
   };
   sinkThenHoist(input);
   consider(hoistOrder(compact, input));
-  Order listed = listScheduleOrder(compact, input);
+  Order listed = listScheduleOrder(compact, input, ListKey::ByOps);
   sinkThenHoist(listed);
   consider(std::move(listed));
+  // Sinking what it runs early is all this one needs of the other phases.
+  Order chained = listScheduleOrder(compact, input, ListKey::ByChains);
+  consider(sinkOrder(compact, chained));
+  consider(std::move(chained));
   if (!best)
     return result;
   std::vector<Op *> ops;

@@ -223,7 +223,7 @@ std::unique_ptr<Graph> smallMlp() {
                        {"classes", "2"}});
 }
 
-TEST(BudgetTest, TheIlpPlannerMeetsBudgetsNoKeptValuePlanMeets) {
+TEST(BudgetTest, TheIlpPlannerMeetsBudgetsCheaperThanAnyKeptValuePlan) {
   std::unique_ptr<Graph> forward = smallMlp();
   ASSERT_TRUE(forward);
   int64_t previousRecompute = -1;
@@ -236,12 +236,17 @@ TEST(BudgetTest, TheIlpPlannerMeetsBudgetsNoKeptValuePlanMeets) {
     EXPECT_TRUE(report.budgetMet.value_or(false)) << budget;
     EXPECT_GE(report.flopsRecompute, previousRecompute) << budget;
     previousRecompute = report.flopsRecompute;
-    // No kept-value plan of the search reaches the budget; `auto`, which
-    // tries the ILP on graphs this small, does, at no more cost.
+    // Every kept-value plan of the search that reaches the budget
+    // recomputes more; `auto`, which tries the ILP on graphs this small,
+    // recomputes no more than it.
     absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, {});
     ASSERT_TRUE(sweep.ok()) << sweep.status();
-    for (const SweepPoint &point : sweep->points)
-      EXPECT_GT(point.peakBytes, *report.budgetBytes) << point.strategy;
+    for (const SweepPoint &point : sweep->points) {
+      if (point.peakBytes <= *report.budgetBytes) {
+        EXPECT_GT(point.flopsRecompute, report.flopsRecompute)
+            << point.strategy;
+      }
+    }
     TrainingReport search = expectWithinBudget(*forward, budget);
     EXPECT_TRUE(search.budgetMet.value_or(false)) << budget;
     EXPECT_LE(search.flopsRecompute, report.flopsRecompute) << budget;
