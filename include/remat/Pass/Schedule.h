@@ -10,8 +10,9 @@
 /// ops that create storage sink to just before their first reader (recomputed
 /// copies, fills, forward values read only by the backward pass), last
 /// readers of big operands with smaller results (reductions, gradient
-/// accumulations) hoist to just after their operands' producers, and a
-/// greedy list schedule by bytes freed competes with both. The peak never
+/// accumulations) hoist to just after their operands' producers, and two
+/// greedy list schedules compete with both: by the bytes each op frees, and
+/// by the bytes the chain of ops it starts leaves and rises to. The peak never
 /// rises: the input order is kept unless another is strictly better.
 /// O((ops + edges) log ops), no recursion. See docs/schedule.md.
 ///
