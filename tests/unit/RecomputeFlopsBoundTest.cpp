@@ -63,8 +63,9 @@ void expectCountMatchesRewrite(const Graph &forward,
     return;
   // As a build does: kept values are rewritten in plain autodiff's
   // memory-aware order, schedules in the order their planner saw.
-  if (!plan->schedule)
+  if (!plan->schedule) {
     ASSERT_TRUE(scheduleForMemory(*graph).ok());
+  }
   int64_t counted = recomputeFlopsLowerBound(*graph, forwardOpIdBound, *plan,
                                              scheduleIds(*graph));
   absl::StatusOr<RecomputeResult> result =
