@@ -56,7 +56,7 @@ public:
       for (; nextStep != stepsByPosition_.end() && nextStep->first == at;
            ++nextStep)
         runStep(steps_[nextStep->second], op,
-                isForward(*op) ? nullptr : lastGradientOp);
+                isForward(*op) ? nullptr : triggerFor(*op, lastGradientOp));
       for (unsigned i = 0, e = op->numOperands(); i < e; ++i)
         if (Value *newest = newestOf(op->operand(i)))
           op->setOperand(i, newest);
@@ -75,6 +75,22 @@ private:
   bool wasScheduled(const Op *op) const {
     return op->graph() == &graph_ && op->id() < position_.size() &&
            position_[op->id()] != kNotInGraph;
+  }
+
+  /// What the copies made before gradient op `before` wait for: the last
+  /// gradient op it reads, so that the schedule pass may run them anywhere
+  /// between that op and `before` (a weight gradient's recomputed input
+  /// before the input gradient beside it); `lastGradientOp`, the gradient op
+  /// just before it, when it reads none.
+  Op *triggerFor(const Op &before, Op *lastGradientOp) const {
+    Op *latest = nullptr;
+    for (const Value *operand : before.operands()) {
+      Op *producer = operand->producer();
+      if (wasScheduled(producer) && !isForward(*producer) &&
+          (!latest || position_[producer->id()] > position_[latest->id()]))
+        latest = producer;
+    }
+    return latest ? latest : lastGradientOp;
   }
 
   /// `%name (at file:line:col)`, naming the op by its first result.

@@ -223,7 +223,7 @@ std::unique_ptr<Graph> smallMlp() {
                        {"classes", "2"}});
 }
 
-TEST(BudgetTest, TheIlpPlannerMeetsBudgetsCheaperThanAnyKeptValuePlan) {
+TEST(BudgetTest, TheIlpOptimumIsTheLeastRecomputeOfAnyPlanWithinTheBudget) {
   std::unique_ptr<Graph> forward = smallMlp();
   ASSERT_TRUE(forward);
   int64_t previousRecompute = -1;
@@ -236,14 +236,15 @@ TEST(BudgetTest, TheIlpPlannerMeetsBudgetsCheaperThanAnyKeptValuePlan) {
     EXPECT_TRUE(report.budgetMet.value_or(false)) << budget;
     EXPECT_GE(report.flopsRecompute, previousRecompute) << budget;
     previousRecompute = report.flopsRecompute;
-    // Every kept-value plan of the search that reaches the budget
-    // recomputes more; `auto`, which tries the ILP on graphs this small,
-    // recomputes no more than it.
+    // No plan of the search within the budget recomputes less than the
+    // proven optimum (`chain` reaches it; `sqrtn=2`, keeping values,
+    // recomputes 8,320 FLOPs); `auto`, which tries the ILP on graphs this
+    // small, recomputes no more than it.
     absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, {});
     ASSERT_TRUE(sweep.ok()) << sweep.status();
     for (const SweepPoint &point : sweep->points) {
       if (point.peakBytes <= *report.budgetBytes) {
-        EXPECT_GT(point.flopsRecompute, report.flopsRecompute)
+        EXPECT_GE(point.flopsRecompute, report.flopsRecompute)
             << point.strategy;
       }
     }
