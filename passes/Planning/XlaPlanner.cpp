@@ -6,7 +6,9 @@
 ///
 /// \file
 /// `--planner=xla` with a budget: XLA's HloRematerialization pass over the
-/// training graph's node graph (Ilp/GraphProblem.h) in its order. The walk
+/// training graph's node graph (Ilp/GraphProblem.h) in autodiff's order, or
+/// with `xla=scheduled` in the memory-aware scheduler's, as XLA walks its
+/// memory-minimizing sequence. The walk
 /// visits the nodes; wherever the live bytes exceed the budget it
 /// rematerializes the live forward value of least compute cost per byte
 /// freed (XLA's ranking), with a copy before each of its remaining readers,
@@ -352,10 +354,12 @@ void XlaWalk::run() {
 
 class XlaPlanner : public Planner {
 public:
+  explicit XlaPlanner(ilp::GraphModel model) : model_(model) {}
+
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
       return invalidArgument("strategy 'xla' needs a budget (--budget=SIZE)");
-    ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+    ilp::GraphProblem graph = ilp::buildGraphProblem(problem, model_);
     REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
     XlaWalk walk(graph, *problem.budgetBytes);
     walk.run();
@@ -378,19 +382,33 @@ public:
       plan.schedule = ilp::stepsOfCopies(graph, std::move(walk.copies));
     return plan;
   }
+
+private:
+  /// The node order walked: autodiff's, or the memory-aware scheduler's.
+  ilp::GraphModel model_;
 };
 
 } // namespace
 
 void registerXlaPlanner(PlannerRegistry &registry) {
   registry.add({"xla",
-                "XLA's HloRematerialization: walk the schedule and, where "
-                "the live bytes exceed the budget, recompute the live value "
-                "of least compute per byte freed before each later reader",
-                "", false,
-                [](std::optional<llvm::StringRef>)
+                "XLA's HloRematerialization: walk the schedule (autodiff's "
+                "order, or 'scheduled': the memory-aware scheduler's) and, "
+                "where the live bytes exceed the budget, recompute the live "
+                "value of least compute per byte freed before each later "
+                "reader",
+                "ORDER", false,
+                [](std::optional<llvm::StringRef> argument)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
-                  return std::make_unique<XlaPlanner>();
+                  ilp::GraphModel model = ilp::GraphModel::Emitted;
+                  if (argument && *argument == "scheduled")
+                    model = ilp::GraphModel::Scheduled;
+                  else if (argument && *argument != "emitted")
+                    return invalidArgument(
+                        "strategy 'xla' walks 'emitted' (autodiff's order, "
+                        "the default) or 'scheduled', got 'xla={}'",
+                        argument->str());
+                  return std::make_unique<XlaPlanner>(model);
                 }});
 }
 

@@ -120,7 +120,7 @@ std::vector<std::string> autoCandidates(const Graph &graph, bool forOneBudget) {
         strategies,
         std::vector<std::string>{"chain=late",
                                  fmt::format("chain={}", kFinerChainStages),
-                                 "xla", "mincut"});
+                                 "xla", "xla=scheduled", "mincut"});
   if (forOneBudget && limit <= kApOpLimit)
     llvm::append_range(strategies,
                        std::vector<std::string>{"ap-sqrtn", "ap-greedy"});

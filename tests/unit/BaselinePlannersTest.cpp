@@ -202,7 +202,7 @@ TEST(XlaPlannerTest, WarnsWhenNoCandidateIsLeft) {
       << plan->warnings.front();
 }
 
-TEST(BaselinePlannersTest, XlaNeedsABudgetAndNeitherTakesAnArgument) {
+TEST(BaselinePlannersTest, XlaNeedsABudgetAndTakesOnlyAnOrder) {
   std::unique_ptr<Graph> forward = parsed(kChain);
   ASSERT_TRUE(forward);
   TrainingOptions options;
@@ -211,12 +211,14 @@ TEST(BaselinePlannersTest, XlaNeedsABudgetAndNeitherTakesAnArgument) {
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().message(),
             "strategy 'xla' needs a budget (--budget=SIZE)");
-  for (const char *text : {"xla=1", "mincut=2"}) {
+  for (const char *text : {"xla=1", "xla=scheduled,emitted", "mincut=2"}) {
     absl::StatusOr<std::unique_ptr<Planner>> planner =
         PlannerRegistry::global().create(text);
     ASSERT_FALSE(planner.ok()) << text;
     EXPECT_EQ(planner.status().message().find('\n'), std::string::npos);
   }
+  for (const char *text : {"xla=emitted", "xla=scheduled"})
+    EXPECT_TRUE(PlannerRegistry::global().create(text).ok()) << text;
 }
 
 TEST(BaselinePlannersTest, RandomGraphsAndBudgetsAreMeasuredAndBitwise) {
@@ -227,7 +229,7 @@ TEST(BaselinePlannersTest, RandomGraphsAndBudgetsAreMeasuredAndBitwise) {
     ASSERT_TRUE(forward);
     std::string budget = std::to_string(30 + random() % 66) + "%";
     SCOPED_TRACE(fmt::format("round {} at {}", round, budget));
-    for (const char *planner : {"xla", "mincut"}) {
+    for (const char *planner : {"xla", "xla=scheduled", "mincut"}) {
       std::optional<MeasuredTraining> built =
           measureTraining(*forward, planner, budget, round);
       recomputing += built && built->report.flopsRecompute > 0;
@@ -248,7 +250,7 @@ TEST(BaselinePlannersTest, AutoIsNeverCostlierThanEitherOnZooModels) {
       std::optional<MeasuredTraining> best =
           measureTraining(*forward, "auto", budget, draw);
       ASSERT_TRUE(best);
-      for (const char *planner : {"xla", "mincut"}) {
+      for (const char *planner : {"xla", "xla=scheduled", "mincut"}) {
         std::optional<MeasuredTraining> built =
             measureTraining(*forward, planner, budget, draw);
         ASSERT_TRUE(built);

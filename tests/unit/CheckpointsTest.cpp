@@ -81,10 +81,11 @@ TEST(CheckpointsParseTest, EverySpellingCreatesAPlanner) {
 TEST(CheckpointsParseTest, Spellings) {
   EXPECT_THAT(PlannerRegistry::global().spellings(),
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
-                          "speed", "memory", "sqrtn", "sqrtn=SEGMENTS", "regions",
-                          "regions=PATH,...", "schedule=B:V+W,...", "ilp",
-                          "ilp=SECONDS", "chain", "chain=STAGES",
-                          "ap-sqrtn", "ap-greedy", "xla", "mincut"));
+                          "speed", "memory", "sqrtn", "sqrtn=SEGMENTS",
+                          "regions", "regions=PATH,...", "schedule=B:V+W,...",
+                          "ilp", "ilp=SECONDS", "chain", "chain=STAGES",
+                          "ap-sqrtn", "ap-greedy", "xla", "xla=ORDER",
+                          "mincut"));
 }
 
 TEST(CheckpointsParseTest, Errors) {
@@ -92,12 +93,12 @@ TEST(CheckpointsParseTest, Errors) {
             "unknown strategy 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy, xla, mincut)");
+            "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
   EXPECT_EQ(parseError(""),
             "unknown strategy '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy, xla, mincut)");
+            "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
   EXPECT_EQ(parseError("names"),
             "strategy 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),
