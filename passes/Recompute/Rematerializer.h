@@ -85,6 +85,24 @@ inline bool needsCopy(const Level &level, const Value &value) {
 Op *createCopy(Graph &graph, const Op &original,
                llvm::ArrayRef<Value *> operands, Op *before);
 
+/// What copies made before `reader` wait for, so that no scheduler hoists
+/// them into the forward pass: the latest, by `position`, of the producers
+/// of its operands that `isGradientOp` accepts and that read something (a
+/// constant is no gradient to wait for); null when there is none. It
+/// precedes `reader`, so ordering copies after it makes no cycle.
+template <typename IsGradientOp, typename Position>
+Op *latestGradientOperandProducer(const Op &reader, IsGradientOp isGradientOp,
+                                  Position position) {
+  Op *latest = nullptr;
+  for (const Value *operand : reader.operands()) {
+    Op *producer = operand->producer();
+    if (isGradientOp(*producer) && producer->numOperands() != 0 &&
+        (!latest || position(producer) > position(latest)))
+      latest = producer;
+  }
+  return latest;
+}
+
 /// Realises an explicit schedule (`RematPlan::schedule`) on `graph`, whose
 /// ops below `forwardOpIdBound` are the forward pass.
 absl::StatusOr<RecomputeResult>

@@ -174,15 +174,9 @@ int Rematerializer::segmentInfo(const Level &level, int segment, Op *reader) {
 }
 
 Op *Rematerializer::triggerFor(Op *reader) {
-  Op *latest = nullptr;
-  for (Value *operand : reader->operands()) {
-    Op *producer = operand->producer();
-    if (!isGradientOp(*producer) || producer->numOperands() == 0)
-      continue;
-    if (!latest || position(producer) > position(latest))
-      latest = producer;
-  }
-  if (latest)
+  if (Op *latest = latestGradientOperandProducer(
+          *reader, [&](const Op &op) { return isGradientOp(op); },
+          [&](const Op *op) { return position(op); }))
     return latest;
   for (auto it = reader->getIterator(); it != graph_.ops().begin();)
     if (isGradientOp(*--it))

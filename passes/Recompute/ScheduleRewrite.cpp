@@ -77,19 +77,16 @@ private:
            position_[op->id()] != kNotInGraph;
   }
 
-  /// What the copies made before gradient op `before` wait for: the last
-  /// gradient op it reads, so that the schedule pass may run them anywhere
-  /// between that op and `before` (a weight gradient's recomputed input
-  /// before the input gradient beside it); `lastGradientOp`, the gradient op
-  /// just before it, when it reads none.
+  /// What the copies made before gradient op `before` wait for, as in the
+  /// kept-value rewrite: the last gradient op it reads, so that the schedule
+  /// pass may run them anywhere between that op and `before` (a weight
+  /// gradient's recomputed input before the input gradient beside it);
+  /// `lastGradientOp`, the gradient op just before it, when it reads none.
   Op *triggerFor(const Op &before, Op *lastGradientOp) const {
-    Op *latest = nullptr;
-    for (const Value *operand : before.operands()) {
-      Op *producer = operand->producer();
-      if (wasScheduled(producer) && !isForward(*producer) &&
-          (!latest || position_[producer->id()] > position_[latest->id()]))
-        latest = producer;
-    }
+    Op *latest = latestGradientOperandProducer(
+        before,
+        [&](const Op &op) { return wasScheduled(&op) && !isForward(op); },
+        [&](const Op *op) { return position_[op->id()]; });
     return latest ? latest : lastGradientOp;
   }
 
