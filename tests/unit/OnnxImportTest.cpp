@@ -17,9 +17,11 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/Runtime/Executor.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 
 namespace remat {
@@ -341,6 +343,44 @@ TEST(OnnxImportTest, UnsupportedAttributeValueNamesIt) {
   EXPECT_EQ(importError(b.bytes()),
             "bad.onnx: error: node '/MaxPool_0' (MaxPool): ceil_mode 1 is not "
             "supported (only 0)");
+}
+
+TEST(OnnxImportTest, WindowAttributesBelowOneAreErrorsNotCrashes) {
+  // libonnx's shape inference divides by the strides unchecked: a zero
+  // stride was a SIGFPE (found by remat-onnx-fuzzer), now a located error,
+  // as are the other window sizes below 1.
+  struct Case {
+    const char *op, *attribute;
+    std::vector<int64_t> value;
+  };
+  for (const Case &c :
+       {Case{"Conv", "strides", {0, 1}}, Case{"Conv", "dilations", {1, -2}},
+        Case{"Conv", "group", {0}}, Case{"MaxPool", "strides", {1, 0}},
+        Case{"AveragePool", "kernel_shape", {0, 2}}}) {
+    SCOPED_TRACE(std::string(c.op) + " " + c.attribute);
+    OnnxModelBuilder b;
+    b.input("x", {1, 2, 4, 4});
+    std::vector<std::string> inputs = {"x"};
+    if (std::string(c.op) == "Conv") {
+      b.floats("w", {2, 2, 2, 2}, std::vector<float>(16, 1.0f));
+      inputs.push_back("w");
+    }
+    onnx::NodeProto &node = b.node(c.op, inputs, {"y"});
+    if (std::string(c.op) != "Conv")
+      setAttr(node, "kernel_shape", std::vector<int64_t>{2, 2});
+    if (std::string(c.attribute) == "group")
+      setAttr(node, c.attribute, c.value[0]);
+    else
+      setAttr(node, c.attribute, c.value);
+    b.output("y", {1, 2, 3, 3});
+    int64_t bad = *std::min_element(c.value.begin(), c.value.end());
+    EXPECT_EQ(importError(b.bytes()),
+              fmt::format("bad.onnx: error: node '/{}_0' ({}): attribute '{}' "
+                          "{} {}; it must be at least 1",
+                          c.op, c.op, c.attribute,
+                          std::string(c.attribute) == "group" ? "is" : "holds",
+                          bad));
+  }
 }
 
 TEST(OnnxImportTest, LossNeedsAScalarOrAChoice) {

@@ -14,6 +14,7 @@
 
 #include <exception>
 #include <limits>
+#include <vector>
 
 namespace remat::onnximport {
 
@@ -46,6 +47,46 @@ absl::StatusOr<int64_t> defaultOpset(const onnx::ModelProto &model,
   return invalidArgument("{}: error: the model imports no default-domain opset",
                          fileName.str());
 }
+
+namespace {
+
+/// Attributes that ONNX's shape inference divides by or sizes windows with
+/// and does not check first: a 0 stride is an integer division by zero
+/// inside libonnx (`convPoolShapeInference`), which no exception reports.
+/// Every node of every graph, subgraphs included (an explicit stack).
+absl::Status checkWindowAttributes(const onnx::GraphProto &main,
+                                   llvm::StringRef fileName) {
+  std::vector<const onnx::GraphProto *> graphs = {&main};
+  while (!graphs.empty()) {
+    const onnx::GraphProto *graph = graphs.back();
+    graphs.pop_back();
+    for (const onnx::NodeProto &node : graph->node()) {
+      for (const onnx::AttributeProto &attribute : node.attribute()) {
+        const std::string &name = attribute.name();
+        bool positive = name == "strides" || name == "dilations" ||
+                        name == "kernel_shape" || name == "group";
+        for (int64_t value : attribute.ints())
+          if (positive && value < 1)
+            return invalidArgument(
+                "{}: error: node '{}' ({}): attribute '{}' holds {}; it must "
+                "be at least 1",
+                fileName.str(), node.name(), node.op_type(), name, value);
+        if (positive && attribute.has_i() && attribute.i() < 1)
+          return invalidArgument(
+              "{}: error: node '{}' ({}): attribute '{}' is {}; it must be at "
+              "least 1",
+              fileName.str(), node.name(), node.op_type(), name, attribute.i());
+        if (attribute.has_g())
+          graphs.push_back(&attribute.g());
+        for (const onnx::GraphProto &subgraph : attribute.graphs())
+          graphs.push_back(&subgraph);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+} // namespace
 
 absl::Status checkAndInferShapes(
     onnx::ModelProto &model, llvm::StringRef fileName,
@@ -85,6 +126,7 @@ absl::Status checkAndInferShapes(
       return invalidArgument("{}: error: --input-shape names '{}', which is not an "
                              "input of the model",
                              fileName.str(), name);
+  REMAT_RETURN_IF_ERROR(checkWindowAttributes(graph, fileName));
   // ONNX reports problems by throwing; nothing else here throws.
   try {
     onnx::checker::check_model(model);
