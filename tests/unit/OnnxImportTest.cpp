@@ -356,7 +356,8 @@ TEST(OnnxImportTest, WindowAttributesBelowOneAreErrorsNotCrashes) {
   for (const Case &c :
        {Case{"Conv", "strides", {0, 1}}, Case{"Conv", "dilations", {1, -2}},
         Case{"Conv", "group", {0}}, Case{"MaxPool", "strides", {1, 0}},
-        Case{"AveragePool", "kernel_shape", {0, 2}}}) {
+        Case{"AveragePool", "kernel_shape", {0, 2}},
+        Case{"DepthToSpace", "blocksize", {0}}}) {
     SCOPED_TRACE(std::string(c.op) + " " + c.attribute);
     OnnxModelBuilder b;
     b.input("x", {1, 2, 4, 4});
@@ -366,9 +367,11 @@ TEST(OnnxImportTest, WindowAttributesBelowOneAreErrorsNotCrashes) {
       inputs.push_back("w");
     }
     onnx::NodeProto &node = b.node(c.op, inputs, {"y"});
-    if (std::string(c.op) != "Conv")
+    bool scalar = std::string(c.attribute) == "group" ||
+                  std::string(c.attribute) == "blocksize";
+    if (std::string(c.op) != "Conv" && !scalar)
       setAttr(node, "kernel_shape", std::vector<int64_t>{2, 2});
-    if (std::string(c.attribute) == "group")
+    if (scalar)
       setAttr(node, c.attribute, c.value[0]);
     else
       setAttr(node, c.attribute, c.value);
@@ -377,8 +380,7 @@ TEST(OnnxImportTest, WindowAttributesBelowOneAreErrorsNotCrashes) {
     EXPECT_EQ(importError(b.bytes()),
               fmt::format("bad.onnx: error: node '/{}_0' ({}): attribute '{}' "
                           "{} {}; it must be at least 1",
-                          c.op, c.op, c.attribute,
-                          std::string(c.attribute) == "group" ? "is" : "holds",
+                          c.op, c.op, c.attribute, scalar ? "is" : "holds",
                           bad));
   }
 }

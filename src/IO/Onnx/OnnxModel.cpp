@@ -51,8 +51,9 @@ absl::StatusOr<int64_t> defaultOpset(const onnx::ModelProto &model,
 namespace {
 
 /// Attributes that ONNX's shape inference divides by or sizes windows with
-/// and does not check first: a 0 stride is an integer division by zero
-/// inside libonnx (`convPoolShapeInference`), which no exception reports.
+/// and does not check first: a 0 stride (or DepthToSpace's 0 blocksize) is
+/// an integer division by zero inside libonnx (`convPoolShapeInference`),
+/// which no exception reports.
 /// Every node of every graph, subgraphs included (an explicit stack).
 absl::Status checkWindowAttributes(const onnx::GraphProto &main,
                                    llvm::StringRef fileName) {
@@ -64,7 +65,8 @@ absl::Status checkWindowAttributes(const onnx::GraphProto &main,
       for (const onnx::AttributeProto &attribute : node.attribute()) {
         const std::string &name = attribute.name();
         bool positive = name == "strides" || name == "dilations" ||
-                        name == "kernel_shape" || name == "group";
+                        name == "kernel_shape" || name == "group" ||
+                        name == "blocksize";
         for (int64_t value : attribute.ints())
           if (positive && value < 1)
             return invalidArgument(
