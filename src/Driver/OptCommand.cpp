@@ -55,10 +55,11 @@ const CommandSpec &optSpec() {
           "default), all,\ncollection, speed, memory, sqrtn[=K], names=a,b, "
           "regions[=p,q], schedule=B:V+W,...,\nap-sqrtn, mincut (PyTorch's "
           "min-cut partitioner), and with --budget ilp[=SECONDS],\n"
-          "chain[=STAGES], ap-greedy, xla (XLA's rematerialization) and "
-          "auto (docs/planners.md).\nWith -p, runs the pass pipeline PIPELINE "
-          "instead: a comma-separated list of passes,\neach with optional "
-          "options: `dce,cse,toposort` or `dce{keep-unused-leaves=false}`.\n"
+          "chain[=STAGES], ap-greedy, xla[=scheduled] (XLA's "
+          "rematerialization)\nand auto (docs/planners.md). With -p, runs "
+          "the pass pipeline PIPELINE instead:\na comma-separated list of "
+          "passes, each with optional options: `dce,cse,toposort`\nor "
+          "`dce{keep-unused-leaves=false}`.\n"
           "The result is verified before it is printed.",
       .options = {
           {.name = "strategy",
