@@ -94,6 +94,9 @@ public:
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size()));
       return plan;
     }
+    if (problem.onProgress && result.settledByBound)
+      problem.onProgress("ilp: the warm start meets the relaxation's lower "
+                         "bound: optimal without the MILP");
     if (problem.onProgress)
       problem.onProgress(fmt::format(
           "ilp: plan recomputes {} FLOPs, modelled peak {} at node {}",

@@ -235,8 +235,12 @@ TEST(CheckmateIlpTest, ValueRecomputedTwice) {
 
 /// A random training DAG: `numForward` forward ops each reading one or two
 /// earlier ones, then one gradient per forward op in reverse, reading the
-/// gradients of its readers, its op's inputs and its op's output.
-RematProblem randomTrainingDag(std::mt19937 &rng, int numForward) {
+/// gradients of its readers, its op's output and its op's inputs (each
+/// gradient with probability 1/2 unless `gradientsReadInputs`: then some
+/// forward values feed only the next op, as a matmul's output feeds a bias
+/// add).
+RematProblem randomTrainingDag(std::mt19937 &rng, int numForward,
+                               bool gradientsReadInputs = true) {
   auto draw = [&](int lo, int hi) {
     return std::uniform_int_distribution<int>(lo, hi)(rng);
   };
@@ -257,8 +261,9 @@ RematProblem randomTrainingDag(std::mt19937 &rng, int numForward) {
     for (int reader = j + 1; reader < numForward; ++reader)
       if (llvm::is_contained(problem.nodes[reader].deps, j))
         node.deps.push_back(gradientOf[reader]);
-    for (int dep : problem.nodes[j].deps)
-      node.deps.push_back(dep);
+    if (gradientsReadInputs || draw(0, 1))
+      for (int dep : problem.nodes[j].deps)
+        node.deps.push_back(dep);
     node.deps.push_back(j);
     gradientOf[j] = int(problem.nodes.size());
     problem.nodes.push_back(node);
@@ -309,6 +314,122 @@ TEST(CheckmateIlpTest, MatchesBruteForceOnRandomDags) {
   // The budgets exercise all three outcomes, not only the easy ones.
   EXPECT_GE(infeasible, 12);
   EXPECT_GE(recomputing, 6);
+}
+
+/// The relaxation's bound, expected to be proven (no limit reached).
+RecomputeBound relaxationBound(const RematProblem &problem) {
+  IlpOptions options;
+  options.timeLimitSeconds = 120;
+  absl::StatusOr<RecomputeBound> bound = recomputeLowerBound(problem, options);
+  EXPECT_TRUE(bound.ok()) << bound.status();
+  return bound.ok() ? *bound : RecomputeBound{};
+}
+
+int64_t sumOfCosts(const RematProblem &problem) {
+  int64_t total = 0;
+  for (const RematNode &node : problem.nodes)
+    total += node.cost;
+  return total;
+}
+
+// The relaxation is a bound: never above the exhaustive optimum's
+// rematerialization cost, and "infeasible" only where no schedule fits. It is
+// exact wherever the optimum recomputes each value at most once, so on these
+// small DAGs it often meets the optimum; the count guards against a bound
+// that is 0 everywhere.
+TEST(CheckmateIlpTest, RelaxationNeverExceedsTheOptimum) {
+  std::mt19937 rng(7301);
+  int meetsOptimum = 0, positive = 0, provenInfeasible = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 3 + trial % 5,
+                                             /*gradientsReadInputs=*/trial % 2);
+    problem.budgetBytes = INT64_MAX / 2;
+    absl::StatusOr<ScheduleCost> keepAll =
+        checkSchedule(problem, keepAllSchedule(problem));
+    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
+    for (int64_t budget = problem.constantBytes; budget <= keepAll->peakBytes;
+         budget += 1 + keepAll->peakBytes / 6) {
+      SCOPED_TRACE(::testing::Message()
+                   << "trial " << trial << " budget " << budget);
+      problem.budgetBytes = budget;
+      std::optional<int64_t> optimum = bruteForceOptimum(problem);
+      RecomputeBound bound = relaxationBound(problem);
+      if (bound.infeasible) {
+        ++provenInfeasible;
+        EXPECT_FALSE(optimum.has_value());
+        continue;
+      }
+      if (!optimum)
+        continue;
+      int64_t recompute = *optimum - sumOfCosts(problem);
+      EXPECT_LE(bound.bound, double(recompute));
+      meetsOptimum += bound.bound == double(recompute) && recompute > 0;
+      positive += bound.bound > 0;
+    }
+  }
+  EXPECT_GE(meetsOptimum, 10);
+  EXPECT_GE(positive, meetsOptimum);
+  EXPECT_GE(provenInfeasible, 10);
+}
+
+// f0 of ValueRecomputedTwice is needed again after h3 and after h6, and the
+// optimum in 4 bytes recomputes it twice (2). The relaxation pays for one
+// recomputation of each value: at h3's step g2, h3 and f0 need 5 bytes, so
+// f0 is recomputed, which costs 1, and nothing charges the second.
+TEST(CheckmateIlpTest, RelaxationChargesOneRecomputationPerValue) {
+  RematProblem problem = recomputedTwiceProblem();
+  problem.budgetBytes = 4;
+  RecomputeBound bound = relaxationBound(problem);
+  EXPECT_FALSE(bound.infeasible);
+  EXPECT_EQ(bound.bound, 1.0);
+  EXPECT_EQ(solve(problem).cost.recomputeCost, 2);
+}
+
+// p (50 FLOPs, 1 byte) feeds only h (1 byte), which the last gradient gh
+// reads; z (2 bytes) feeds gz (1 byte). Keeping everything, gz's step holds
+// h, z and gz: 4 bytes. In 3 bytes h must be recomputed for gh, and p kept
+// for that would hold the byte h freed, so p is recomputed too: p and h at
+// gh's stage (gz, p, h: 3 bytes), 51 FLOPs. The relaxation sees it because
+// h, or p in its place, is live while h waits.
+TEST(CheckmateIlpTest, RelaxationCountsTheInputKeptToRecomputeAValue) {
+  RematProblem problem;
+  problem.nodes = {{50, 1, {}, false},
+                   {1, 1, {0}, false},
+                   {1, 2, {1}, false},
+                   {1, 1, {2}, true},
+                   {1, 0, {3, 1}, true}};
+  problem.budgetBytes = 3;
+  EXPECT_EQ(relaxationBound(problem).bound, 51.0);
+  IlpResult result = solve(problem);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(result.cost.recomputeCost, 51);
+  EXPECT_EQ(bruteForceOptimum(problem), 51 + sumOfCosts(problem));
+}
+
+// In the 4-op chain's 4 bytes, b3's step holds b3, f2 and f3, and f0 and f1
+// are read later: one of them must leave and come back, 1 FLOP, which is
+// the optimum. A warm start that meets it is returned as optimal without
+// the MILP; in 3 bytes b2's step alone (b2 with b3, f1, f2) does not fit.
+TEST(CheckmateIlpTest, WarmStartAtTheRelaxationsBoundIsOptimalWithoutMilp) {
+  RematProblem problem = uniformChain(4);
+  problem.budgetBytes = 4;
+  EXPECT_EQ(relaxationBound(problem).bound, 1.0);
+  IlpResult optimum = solve(problem);
+  ASSERT_EQ(optimum.status, IlpStatusKind::Optimal);
+  EXPECT_FALSE(optimum.settledByBound);
+  IlpOptions options;
+  options.warmStart = optimum.schedule;
+  IlpResult warm = solve(problem, options);
+  EXPECT_EQ(warm.status, IlpStatusKind::Optimal);
+  EXPECT_TRUE(warm.settledByBound);
+  EXPECT_EQ(warm.cost.recomputeCost, 1);
+  EXPECT_EQ(warm.gap, 0.0);
+
+  problem.budgetBytes = 3;
+  EXPECT_TRUE(relaxationBound(problem).infeasible);
+  IlpResult none = solve(problem);
+  EXPECT_EQ(none.status, IlpStatusKind::Infeasible);
+  EXPECT_TRUE(none.settledByBound);
 }
 
 TEST(CheckmateIlpTest, WarmStartKeepsOptimum) {

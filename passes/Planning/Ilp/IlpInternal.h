@@ -15,8 +15,11 @@
 
 #include "CheckmateIlp.h"
 
+#include <coin/CoinPackedMatrix.hpp>
+
 #include <memory>
 
+class CbcModel;
 class OsiClpSolverInterface;
 
 namespace remat::ilp {
@@ -80,6 +83,38 @@ scheduleColumns(const RematProblem &problem, const RematDag &dag,
 /// resident nodes dropped.
 RematSchedule columnsSchedule(const RematProblem &problem,
                               const IlpColumns &columns, const double *values);
+
+/// Row-major rows with their bounds, loaded into CLP at once.
+class RowBuilder {
+public:
+  void add(llvm::ArrayRef<std::pair<int, double>> terms, double lower,
+           double upper);
+  CoinPackedMatrix matrix(int numColumns) const;
+  const double *lower() const { return lower_.data(); }
+  const double *upper() const { return upper_.data(); }
+
+private:
+  std::vector<CoinBigIndex> starts_;
+  std::vector<int> lengths_, indices_;
+  std::vector<double> elements_, lower_, upper_;
+};
+
+/// (cost - bound) / cost, 0 when the cost is 0.
+double gapOf(double cost, double bound);
+
+/// CBC's lower bound as a bound on an integer cost: rounded up, with slack
+/// for its tolerance, and never below 0.
+double integerBound(double bound);
+
+/// Runs CBC's standard driver (preprocessing, root cuts, heuristics, branch
+/// and bound) on `cbc` with the limits, gap, seed and log level of
+/// `options`, CBC's stdout output sent to stderr.
+void runCbcDriver(CbcModel &cbc, const IlpOptions &options);
+
+/// Memory is counted in units of the gcd of all sizes, so that every
+/// coefficient and every live total is an integer and the budget's rounding
+/// is exact.
+int64_t byteUnit(const RematProblem &problem);
 
 } // namespace remat::ilp
 

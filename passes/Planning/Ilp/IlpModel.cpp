@@ -45,43 +45,25 @@ IlpColumns::IlpColumns(const RematProblem &problem, const RematDag &dag) {
   numColumns_ = total > INT_MAX ? -1 : int(total);
 }
 
-namespace {
-
-/// Row-major rows with their bounds, loaded into CLP at once.
-class RowBuilder {
-public:
-  void add(llvm::ArrayRef<std::pair<int, double>> terms, double lower,
-           double upper) {
-    starts_.push_back(CoinBigIndex(indices_.size()));
-    lengths_.push_back(int(terms.size()));
-    for (auto [column, coefficient] : terms) {
-      indices_.push_back(column);
-      elements_.push_back(coefficient);
-    }
-    lower_.push_back(lower);
-    upper_.push_back(upper);
+void RowBuilder::add(llvm::ArrayRef<std::pair<int, double>> terms, double lower,
+                     double upper) {
+  starts_.push_back(CoinBigIndex(indices_.size()));
+  lengths_.push_back(int(terms.size()));
+  for (auto [column, coefficient] : terms) {
+    indices_.push_back(column);
+    elements_.push_back(coefficient);
   }
+  lower_.push_back(lower);
+  upper_.push_back(upper);
+}
 
-  CoinPackedMatrix matrix(int numColumns) const {
-    return CoinPackedMatrix(false, numColumns, int(starts_.size()),
-                            CoinBigIndex(indices_.size()), elements_.data(),
-                            indices_.data(), starts_.data(), lengths_.data());
-  }
-  const double *lower() const { return lower_.data(); }
-  const double *upper() const { return upper_.data(); }
+CoinPackedMatrix RowBuilder::matrix(int numColumns) const {
+  return CoinPackedMatrix(false, numColumns, int(starts_.size()),
+                          CoinBigIndex(indices_.size()), elements_.data(),
+                          indices_.data(), starts_.data(), lengths_.data());
+}
 
-private:
-  std::vector<CoinBigIndex> starts_;
-  std::vector<int> lengths_, indices_;
-  std::vector<double> elements_, lower_, upper_;
-};
-
-} // namespace
-
-/// Memory is counted in units of the gcd of all sizes, so that every
-/// coefficient and every live total is an integer and the budget's rounding
-/// is exact.
-static int64_t byteUnit(const RematProblem &problem) {
+int64_t byteUnit(const RematProblem &problem) {
   int64_t unit = problem.constantBytes;
   for (const RematNode &node : problem.nodes)
     unit = std::gcd(unit, node.bytes);

@@ -31,12 +31,6 @@
 namespace remat::ilp {
 namespace {
 
-/// CBC's lower bound as a bound on an integer cost: rounded up, with slack
-/// for its tolerance, and never below 0.
-double integerBound(double bound) {
-  return std::max(0.0, std::ceil(bound - 1e-6));
-}
-
 /// Forwards CBC's search state to `IlpOptions::onProgress`: on every new
 /// incumbent, otherwise at most once a second.
 class ProgressHandler : public CbcEventHandler {
@@ -65,8 +59,7 @@ public:
     if (model_->bestSolution()) {
       double incumbent = model_->getObjValue();
       progress.incumbent = incumbent;
-      progress.gap =
-          incumbent > 0 ? (incumbent - progress.bound) / incumbent : 0.0;
+      progress.gap = gapOf(incumbent, progress.bound);
     }
     sink_(progress);
     return noAction;
@@ -141,8 +134,15 @@ mipStart(const RematProblem &problem, const RematDag &dag,
   return start;
 }
 
-/// Runs CBC's driver on `cbc` with the options' command line.
-static void runDriver(CbcModel &cbc, const IlpOptions &options) {
+double gapOf(double cost, double bound) {
+  return cost > 0 ? (cost - bound) / cost : 0.0;
+}
+
+double integerBound(double bound) {
+  return std::max(0.0, std::ceil(bound - 1e-6));
+}
+
+void runCbcDriver(CbcModel &cbc, const IlpOptions &options) {
   std::vector<std::string> arguments = driverArguments(options);
   std::vector<const char *> argv;
   for (const std::string &argument : arguments)
@@ -181,7 +181,7 @@ static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
   double recompute = double(result.cost.recomputeCost);
   result.bestBound =
       std::min(integerBound(cbc.getBestPossibleObjValue()), recompute);
-  result.gap = recompute > 0 ? (recompute - result.bestBound) / recompute : 0.0;
+  result.gap = gapOf(recompute, result.bestBound);
   return result;
 }
 
@@ -202,7 +202,21 @@ static void keepWarmStartIfBetter(IlpResult &result,
   result.schedule = start;
   result.cost = startCost;
   result.bestBound = bound;
-  result.gap = cost > 0 ? (cost - bound) / cost : 0.0;
+  result.gap = gapOf(cost, bound);
+}
+
+/// Raises `result`'s bound to the relaxation's; a schedule that meets it is
+/// optimal.
+static void tightenBound(IlpResult &result, double bound) {
+  bool found = result.status == IlpStatusKind::Optimal ||
+               result.status == IlpStatusKind::Feasible;
+  if (!found)
+    return;
+  double cost = double(result.cost.recomputeCost);
+  result.bestBound = std::min(std::max(result.bestBound, bound), cost);
+  result.gap = gapOf(cost, result.bestBound);
+  if (result.gap == 0)
+    result.status = IlpStatusKind::Optimal;
 }
 
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
@@ -227,6 +241,33 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   }
 
   RematDag dag = buildDag(problem);
+  REMAT_ASSIGN_OR_RETURN(RecomputeBound lower,
+                         recomputeLowerBound(problem, options));
+  if (options.onProgress) {
+    IlpProgress progress;
+    progress.bound = lower.bound;
+    if (startCost) {
+      progress.incumbent = double(startCost->recomputeCost);
+      progress.gap = gapOf(*progress.incumbent, lower.bound);
+    }
+    options.onProgress(progress);
+  }
+  if (lower.infeasible) {
+    IlpResult result;
+    result.status = IlpStatusKind::Infeasible;
+    result.settledByBound = true;
+    return result;
+  }
+  // A warm start that costs the relaxation's bound is optimal: no MILP.
+  if (startCost && double(startCost->recomputeCost) <= lower.bound) {
+    IlpResult result;
+    result.status = IlpStatusKind::Optimal;
+    result.schedule = *options.warmStart;
+    result.cost = *startCost;
+    result.bestBound = double(startCost->recomputeCost);
+    result.settledByBound = true;
+    return result;
+  }
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
   model.solver->messageHandler()->setLogLevel(options.logLevel);
   model.solver->messageHandler()->setFilePointer(stderr);
@@ -244,16 +285,20 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   }
   if (!start.empty())
     cbc.setMIPStart(start);
+  IlpOptions milpOptions = options;
+  milpOptions.timeLimitSeconds = std::max(
+      options.timeLimitSeconds - lower.seconds, options.timeLimitSeconds / 4);
   auto driverStart = std::chrono::steady_clock::now();
-  runDriver(cbc, options);
+  runCbcDriver(cbc, milpOptions);
   std::chrono::duration<double> driverSeconds =
       std::chrono::steady_clock::now() - driverStart;
   bool reachedLimit = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
-                      driverSeconds.count() >= options.timeLimitSeconds;
+                      driverSeconds.count() >= milpOptions.timeLimitSeconds;
   REMAT_ASSIGN_OR_RETURN(
       IlpResult result, readResult(problem, *model.columns, cbc, reachedLimit));
   if (options.warmStart)
     keepWarmStartIfBetter(result, *options.warmStart, *startCost);
+  tightenBound(result, lower.bound);
   return result;
 }
 

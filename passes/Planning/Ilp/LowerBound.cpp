@@ -1,0 +1,250 @@
+//===- LowerBound.cpp - A relaxation that bounds the MILP from below
+//-------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A small MILP whose optimum is at most the Checkmate MILP's: it only asks
+/// which forward nodes are recomputed at least once in the backward pass (x)
+/// or in the forward pass (w), and which are resident when the backward pass
+/// starts (y), and bounds the bytes every schedule must hold at each node's
+/// own step. Its 3F columns against the MILP's O(N^2) let CBC prove it in
+/// seconds where the MILP's root LP alone takes minutes, and on plans that
+/// recompute each value once it is tight. docs/planning-ilp.md derives it.
+///
+//===----------------------------------------------------------------------===//
+
+#include "CheckmateIlp.h"
+#include "IlpInternal.h"
+
+#include "remat/Support/Status.h"
+
+#include <coin/CbcModel.hpp>
+#include <coin/CbcSolver.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
+
+#include <chrono>
+
+namespace remat::ilp {
+namespace {
+
+/// The most nodes the bound is built for: its rows hold O(N^2) terms.
+constexpr int kMaxBoundNodes = 4000;
+
+/// The most nodes of a private chain followed.
+constexpr int kMaxChain = 16;
+
+/// The forward nodes that exist only to feed node `i`: a_1 is `i`'s only
+/// input and `i` its only reader, a_2 is a_1's only input and a_1 its only
+/// reader, and so on (views of no bytes end the chain). While the backward
+/// pass waits to recompute `i` from a_k, `i` or a node of the chain up to
+/// a_k is live.
+std::vector<int> privateChain(const RematProblem &problem, const RematDag &dag,
+                              int i) {
+  std::vector<int> chain;
+  for (int a = i; int(chain.size()) < kMaxChain;) {
+    if (dag.deps[a].size() != 1)
+      break;
+    int dep = dag.deps[a][0];
+    if (dag.readers[dep].size() != 1 || problem.nodes[dep].bytes == 0)
+      break;
+    chain.push_back(dep);
+    a = dep;
+  }
+  return chain;
+}
+
+/// Column layout: x, w and y of forward node i, then q(i, k) for k = 1..L_i
+/// along i's private chain: i and a_1..a_{k-1} computed again, a_k not.
+struct BoundColumns {
+  int numForward = 0;
+  std::vector<std::vector<int>> chains;
+  std::vector<int> chainStart;
+
+  BoundColumns(const RematProblem &problem, const RematDag &dag) {
+    while (numForward < int(problem.nodes.size()) &&
+           !problem.nodes[numForward].backward)
+      ++numForward;
+    int next = 3 * numForward;
+    for (int i = 0; i < numForward; ++i) {
+      chains.push_back(privateChain(problem, dag, i));
+      chainStart.push_back(next);
+      next += int(chains.back().size());
+    }
+    numColumns = next;
+  }
+  int x(int i) const { return i; }
+  int w(int i) const { return numForward + i; }
+  int y(int i) const { return 2 * numForward + i; }
+  int q(int i, int k) const { return chainStart[i] + k - 1; }
+  int numColumns = 0;
+};
+
+/// The relaxation's rows, or nullopt when a step's fixed bytes alone exceed
+/// the budget (no schedule fits).
+std::optional<RowBuilder> boundRows(const RematProblem &problem,
+                                    const RematDag &dag,
+                                    const BoundColumns &col, int64_t unit) {
+  int n = int(problem.nodes.size());
+  int numForward = col.numForward;
+  auto bytes = [&](int i) { return problem.nodes[i].bytes / unit; };
+  int64_t budget = problem.budgetBytes / unit;
+  int64_t constant = problem.constantBytes / unit;
+  std::vector<int> lastReader(n, -1), lastForwardReader(n, -1);
+  for (int i = 0; i < n; ++i)
+    for (int reader : dag.readers[i]) {
+      lastReader[i] = reader;
+      if (!problem.nodes[reader].backward)
+        lastForwardReader[i] = reader;
+    }
+
+  RowBuilder rows;
+  std::vector<std::pair<int, double>> terms;
+  for (int i = 0; i < numForward; ++i) {
+    // A value the backward pass reads is kept from the forward pass or
+    // computed again there.
+    if (lastReader[i] >= numForward)
+      rows.add({{col.x(i), 1.0}, {col.y(i), 1.0}}, 1.0, COIN_DBL_MAX);
+    // Computing it again there reads each input kept or computed again.
+    if (lastReader[i] >= 0)
+      for (int dep : dag.deps[i])
+        rows.add({{col.x(i), 1.0}, {col.x(dep), -1.0}, {col.y(dep), -1.0}},
+                 -COIN_DBL_MAX, 0.0);
+  }
+  // q(i, k) is at least the AND of x(i), x(a_1)..x(a_{k-1}) and not x(a_k).
+  for (int i = 0; i < numForward; ++i) {
+    const std::vector<int> &chain = col.chains[i];
+    for (int k = 1; k <= int(chain.size()); ++k) {
+      terms = {
+          {col.q(i, k), 1.0}, {col.x(i), -1.0}, {col.x(chain[k - 1]), 1.0}};
+      for (int j = 0; j + 1 < k; ++j)
+        terms.push_back({col.x(chain[j]), -1.0});
+      rows.add(terms, double(1 - k), COIN_DBL_MAX);
+    }
+  }
+  // The backward pass starts with the resident values in memory.
+  terms.clear();
+  for (int i = 0; i < numForward; ++i)
+    terms.push_back({col.y(i), double(bytes(i))});
+  rows.add(terms, -COIN_DBL_MAX, double(budget - constant));
+
+  // Node t's own step holds its inputs and output, every gradient read later
+  // and every forward value read later that is not computed again.
+  std::vector<bool> isDep(n, false);
+  for (int t = 0; t < n; ++t) {
+    for (int dep : dag.deps[t])
+      isDep[dep] = true;
+    int64_t fixed = constant + bytes(t);
+    int64_t atStake = 0;
+    terms.clear();
+    for (int i = 0; i < t; ++i) {
+      if (isDep[i]) {
+        fixed += bytes(i);
+        continue;
+      }
+      if (lastReader[i] <= t || bytes(i) == 0)
+        continue;
+      if (i >= numForward) {
+        fixed += bytes(i);
+        continue;
+      }
+      atStake += bytes(i);
+      double m = double(bytes(i));
+      if (t >= numForward) {
+        terms.push_back({col.x(i), m});
+        // Recomputed later, i is live or one of its private chain is.
+        int64_t least = bytes(i);
+        for (int k = 1; k <= int(col.chains[i].size()); ++k) {
+          least = std::min(least, bytes(col.chains[i][k - 1]));
+          terms.push_back({col.q(i, k), -double(least)});
+        }
+      } else if (lastForwardReader[i] > t) {
+        terms.push_back({col.w(i), m});
+      } else {
+        terms.push_back({col.x(i), m});
+        terms.push_back({col.w(i), m});
+      }
+    }
+    for (int dep : dag.deps[t])
+      isDep[dep] = false;
+    if (fixed > budget)
+      return std::nullopt;
+    if (fixed + atStake > budget)
+      rows.add(terms, double(fixed + atStake - budget), COIN_DBL_MAX);
+  }
+  return rows;
+}
+
+} // namespace
+
+absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
+                                                   const IlpOptions &options) {
+  REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  RecomputeBound result;
+  int n = int(problem.nodes.size());
+  if (problem.constantBytes > problem.budgetBytes) {
+    result.infeasible = true;
+    return result;
+  }
+  if (n > kMaxBoundNodes)
+    return result;
+  RematDag dag = buildDag(problem);
+  BoundColumns col(problem, dag);
+  int64_t unit = byteUnit(problem);
+  std::optional<RowBuilder> rows = boundRows(problem, dag, col, unit);
+  if (!rows) {
+    result.infeasible = true;
+    return result;
+  }
+  if (col.numForward == 0)
+    return result;
+
+  int numColumns = col.numColumns;
+  std::vector<double> lower(numColumns, 0.0), upper(numColumns, 1.0),
+      objective(numColumns, 0.0);
+  std::vector<int> integers(numColumns);
+  for (int i = 0; i < col.numForward; ++i) {
+    bool read = !dag.readers[i].empty();
+    for (int column : {col.x(i), col.w(i)}) {
+      objective[column] = double(problem.nodes[i].cost);
+      upper[column] = read ? 1.0 : 0.0;
+    }
+  }
+  for (int column = 0; column < numColumns; ++column)
+    integers[column] = column;
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(options.logLevel);
+  solver.messageHandler()->setFilePointer(stderr);
+  solver.loadProblem(rows->matrix(numColumns), lower.data(), upper.data(),
+                     objective.data(), rows->lower(), rows->upper());
+  solver.setInteger(integers.data(), numColumns);
+  solver.setObjSense(1.0);
+
+  CbcModel cbc(solver);
+  cbc.messageHandler()->setFilePointer(stderr);
+  CbcMain0(cbc);
+  cbc.setLogLevel(options.logLevel);
+  IlpOptions boundOptions;
+  boundOptions.timeLimitSeconds = options.timeLimitSeconds / 4;
+  boundOptions.maxNodes = options.maxNodes;
+  boundOptions.logLevel = options.logLevel;
+  boundOptions.seed = options.seed;
+  auto start = std::chrono::steady_clock::now();
+  runCbcDriver(cbc, boundOptions);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  result.seconds = seconds.count();
+  bool reachedLimit = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
+                      seconds.count() >= boundOptions.timeLimitSeconds;
+  if (!cbc.bestSolution()) {
+    result.infeasible =
+        !reachedLimit && (cbc.isProvenInfeasible() || cbc.status() == 0);
+    return result;
+  }
+  result.bound = integerBound(cbc.getBestPossibleObjValue());
+  return result;
+}
+
+} // namespace remat::ilp
