@@ -95,7 +95,7 @@ public:
       return plan;
     }
     if (problem.onProgress && result.settledByBound)
-      problem.onProgress("ilp: the warm start meets the relaxation's lower "
+      problem.onProgress("ilp: a schedule meets the relaxation's lower "
                          "bound: optimal without the MILP");
     if (problem.onProgress)
       problem.onProgress(fmt::format(

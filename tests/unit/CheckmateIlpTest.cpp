@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/Ilp/CheckmateIlp.h"
+#include "Planning/Ilp/IlpInternal.h"
 
 #include <gtest/gtest.h>
 
@@ -408,28 +409,58 @@ TEST(CheckmateIlpTest, RelaxationCountsTheInputKeptToRecomputeAValue) {
 
 // In the 4-op chain's 4 bytes, b3's step holds b3, f2 and f3, and f0 and f1
 // are read later: one of them must leave and come back, 1 FLOP, which is
-// the optimum. A warm start that meets it is returned as optimal without
-// the MILP; in 3 bytes b2's step alone (b2 with b3, f1, f2) does not fit.
-TEST(CheckmateIlpTest, WarmStartAtTheRelaxationsBoundIsOptimalWithoutMilp) {
+// the optimum. The relaxation's solution, rounded to a schedule that
+// recomputes its node once, fits: optimal without the MILP, as is a warm
+// start at the bound. In 3 bytes b2's step alone (b2 with b3, f1, f2) does
+// not fit.
+TEST(CheckmateIlpTest, ScheduleAtTheRelaxationsBoundIsOptimalWithoutMilp) {
   RematProblem problem = uniformChain(4);
   problem.budgetBytes = 4;
   EXPECT_EQ(relaxationBound(problem).bound, 1.0);
-  IlpResult optimum = solve(problem);
-  ASSERT_EQ(optimum.status, IlpStatusKind::Optimal);
-  EXPECT_FALSE(optimum.settledByBound);
+  IlpResult cold = solve(problem);
+  EXPECT_EQ(cold.status, IlpStatusKind::Optimal);
+  EXPECT_TRUE(cold.settledByBound);
+  EXPECT_EQ(cold.cost.recomputeCost, 1);
+  EXPECT_EQ(cold.gap, 0.0);
   IlpOptions options;
-  options.warmStart = optimum.schedule;
+  options.warmStart = cold.schedule;
   IlpResult warm = solve(problem, options);
   EXPECT_EQ(warm.status, IlpStatusKind::Optimal);
   EXPECT_TRUE(warm.settledByBound);
   EXPECT_EQ(warm.cost.recomputeCost, 1);
-  EXPECT_EQ(warm.gap, 0.0);
 
   problem.budgetBytes = 3;
   EXPECT_TRUE(relaxationBound(problem).infeasible);
   IlpResult none = solve(problem);
   EXPECT_EQ(none.status, IlpStatusKind::Infeasible);
   EXPECT_TRUE(none.settledByBound);
+}
+
+// Any set of nodes gives a valid schedule (the checker's rules, budget
+// aside) that computes each node of the set read in the backward pass
+// twice and every other node once.
+TEST(CheckmateIlpTest, RecomputeOnceScheduleIsValidForAnySet) {
+  std::mt19937 rng(4242);
+  for (int trial = 0; trial < 30; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 3 + trial % 6,
+                                             /*gradientsReadInputs=*/trial % 2);
+    int n = int(problem.nodes.size());
+    RematDag dag = buildDag(problem);
+    llvm::BitVector recomputed(n);
+    for (int i = 0; i < n; ++i)
+      if (!problem.nodes[i].backward && rng() % 2)
+        recomputed.set(i);
+    RematSchedule schedule = recomputeOnceSchedule(problem, dag, recomputed);
+    absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
+    ASSERT_TRUE(cost.ok()) << "trial " << trial << ": " << cost.status();
+    for (int i = 0; i < n; ++i) {
+      // randomTrainingDag's gradients read their op's output: every forward
+      // node has a backward reader.
+      int expected = recomputed.test(i) ? 2 : 1;
+      EXPECT_EQ(computeCount(schedule, i), expected)
+          << "trial " << trial << " node " << i;
+    }
+  }
 }
 
 TEST(CheckmateIlpTest, WarmStartKeepsOptimum) {

@@ -170,6 +170,9 @@ struct RecomputeBound {
   double bound = 0;
   /// Wall-clock seconds spent.
   double seconds = 0;
+  /// The forward nodes that the relaxation's best solution computes again
+  /// in the backward pass; empty when it found none.
+  llvm::BitVector recomputed;
 };
 
 /// Solves the relaxation in which a forward node pays for one recomputation

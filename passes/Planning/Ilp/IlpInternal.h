@@ -116,6 +116,16 @@ void runCbcDriver(CbcModel &cbc, const IlpOptions &options);
 /// is exact.
 int64_t byteUnit(const RematProblem &problem);
 
+/// The schedule that computes every node at its own stage and each node of
+/// `recomputed` once more, at the first backward stage that reads it or
+/// recomputes one of its readers; every node stays resident until its next
+/// read. Valid for any set (a node whose readers all run before the backward
+/// pass is not recomputed); whether it fits the budget is the caller's
+/// check. O(N^2) bits, O(N + E) stages set.
+RematSchedule recomputeOnceSchedule(const RematProblem &problem,
+                                    const RematDag &dag,
+                                    const llvm::BitVector &recomputed);
+
 } // namespace remat::ilp
 
 #endif // REMAT_PASSES_PLANNING_ILP_ILPINTERNAL_H

@@ -222,14 +222,14 @@ static void tightenBound(IlpResult &result, double bound) {
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                                             const IlpOptions &options) {
   REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  std::optional<RematSchedule> start = options.warmStart;
   std::optional<ScheduleCost> startCost;
-  if (options.warmStart) {
-    absl::StatusOr<ScheduleCost> start =
-        checkSchedule(problem, *options.warmStart);
-    if (!start.ok())
+  if (start) {
+    absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, *start);
+    if (!cost.ok())
       return invalidArgument("ilp warm start: {}",
-                             std::string(start.status().message()));
-    startCost = *start;
+                             std::string(cost.status().message()));
+    startCost = *cost;
   }
   if (problem.nodes.empty()) {
     IlpResult result;
@@ -243,6 +243,17 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   RematDag dag = buildDag(problem);
   REMAT_ASSIGN_OR_RETURN(RecomputeBound lower,
                          recomputeLowerBound(problem, options));
+  // The relaxation's solution, each node recomputed once, often fits.
+  if (lower.recomputed.any()) {
+    RematSchedule rounded =
+        recomputeOnceSchedule(problem, dag, lower.recomputed);
+    absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, rounded);
+    if (cost.ok() &&
+        (!startCost || cost->recomputeCost < startCost->recomputeCost)) {
+      start = std::move(rounded);
+      startCost = *cost;
+    }
+  }
   if (options.onProgress) {
     IlpProgress progress;
     progress.bound = lower.bound;
@@ -258,11 +269,11 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     result.settledByBound = true;
     return result;
   }
-  // A warm start that costs the relaxation's bound is optimal: no MILP.
+  // A start that costs the relaxation's bound is optimal: no MILP.
   if (startCost && double(startCost->recomputeCost) <= lower.bound) {
     IlpResult result;
     result.status = IlpStatusKind::Optimal;
-    result.schedule = *options.warmStart;
+    result.schedule = *start;
     result.cost = *startCost;
     result.bestBound = double(startCost->recomputeCost);
     result.settledByBound = true;
@@ -271,9 +282,9 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
   model.solver->messageHandler()->setLogLevel(options.logLevel);
   model.solver->messageHandler()->setFilePointer(stderr);
-  std::vector<std::pair<std::string, double>> start;
-  if (options.warmStart)
-    start = mipStart(problem, dag, model, *options.warmStart);
+  std::vector<std::pair<std::string, double>> mipStartValues;
+  if (start)
+    mipStartValues = mipStart(problem, dag, model, *start);
 
   CbcModel cbc(*model.solver);
   cbc.messageHandler()->setFilePointer(stderr);
@@ -283,8 +294,8 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     ProgressHandler handler(options.onProgress);
     cbc.passInEventHandler(&handler);
   }
-  if (!start.empty())
-    cbc.setMIPStart(start);
+  if (!mipStartValues.empty())
+    cbc.setMIPStart(mipStartValues);
   IlpOptions milpOptions = options;
   milpOptions.timeLimitSeconds = std::max(
       options.timeLimitSeconds - lower.seconds, options.timeLimitSeconds / 4);
@@ -296,8 +307,8 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                       driverSeconds.count() >= milpOptions.timeLimitSeconds;
   REMAT_ASSIGN_OR_RETURN(
       IlpResult result, readResult(problem, *model.columns, cbc, reachedLimit));
-  if (options.warmStart)
-    keepWarmStartIfBetter(result, *options.warmStart, *startCost);
+  if (start)
+    keepWarmStartIfBetter(result, *start, *startCost);
   tightenBound(result, lower.bound);
   return result;
 }

@@ -177,10 +177,60 @@ std::optional<RowBuilder> boundRows(const RematProblem &problem,
   return rows;
 }
 
+/// One CBC solve of the relaxation's rows under `objective`.
+struct RelaxationSolve {
+  bool reachedLimit = false;
+  bool provenInfeasible = false;
+  /// CBC's lower bound on the objective; meaningful with `values`.
+  double bound = 0;
+  /// The best solution's column values; empty when none was found.
+  std::vector<double> values;
+};
+
+RelaxationSolve solveRelaxation(const RowBuilder &rows,
+                                const std::vector<double> &upper,
+                                const std::vector<double> &objective,
+                                const IlpOptions &options) {
+  int numColumns = int(upper.size());
+  std::vector<double> lower(numColumns, 0.0);
+  std::vector<int> integers(numColumns);
+  for (int column = 0; column < numColumns; ++column)
+    integers[column] = column;
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(options.logLevel);
+  solver.messageHandler()->setFilePointer(stderr);
+  solver.loadProblem(rows.matrix(numColumns), lower.data(), upper.data(),
+                     objective.data(), rows.lower(), rows.upper());
+  solver.setInteger(integers.data(), numColumns);
+  solver.setObjSense(1.0);
+
+  CbcModel cbc(solver);
+  cbc.messageHandler()->setFilePointer(stderr);
+  CbcMain0(cbc);
+  cbc.setLogLevel(options.logLevel);
+  auto start = std::chrono::steady_clock::now();
+  runCbcDriver(cbc, options);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  RelaxationSolve result;
+  result.reachedLimit = cbc.isSecondsLimitReached() ||
+                        cbc.isNodeLimitReached() ||
+                        seconds.count() >= options.timeLimitSeconds;
+  if (!cbc.bestSolution()) {
+    result.provenInfeasible =
+        !result.reachedLimit && (cbc.isProvenInfeasible() || cbc.status() == 0);
+    return result;
+  }
+  result.bound = cbc.getBestPossibleObjValue();
+  result.values.assign(cbc.bestSolution(), cbc.bestSolution() + numColumns);
+  return result;
+}
+
 } // namespace
 
 absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
                                                    const IlpOptions &options) {
+  auto start = std::chrono::steady_clock::now();
   REMAT_RETURN_IF_ERROR(validateProblem(problem));
   RecomputeBound result;
   int n = int(problem.nodes.size());
@@ -201,50 +251,70 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
   if (col.numForward == 0)
     return result;
 
-  int numColumns = col.numColumns;
-  std::vector<double> lower(numColumns, 0.0), upper(numColumns, 1.0),
-      objective(numColumns, 0.0);
-  std::vector<int> integers(numColumns);
-  for (int i = 0; i < col.numForward; ++i) {
-    bool read = !dag.readers[i].empty();
+  std::vector<double> upper(col.numColumns, 1.0), cost(col.numColumns, 0.0);
+  for (int i = 0; i < col.numForward; ++i)
     for (int column : {col.x(i), col.w(i)}) {
-      objective[column] = double(problem.nodes[i].cost);
-      upper[column] = read ? 1.0 : 0.0;
+      cost[column] = double(problem.nodes[i].cost);
+      if (dag.readers[i].empty())
+        upper[column] = 0.0;
     }
-  }
-  for (int column = 0; column < numColumns; ++column)
-    integers[column] = column;
-  OsiClpSolverInterface solver;
-  solver.messageHandler()->setLogLevel(options.logLevel);
-  solver.messageHandler()->setFilePointer(stderr);
-  solver.loadProblem(rows->matrix(numColumns), lower.data(), upper.data(),
-                     objective.data(), rows->lower(), rows->upper());
-  solver.setInteger(integers.data(), numColumns);
-  solver.setObjSense(1.0);
-
-  CbcModel cbc(solver);
-  cbc.messageHandler()->setFilePointer(stderr);
-  CbcMain0(cbc);
-  cbc.setLogLevel(options.logLevel);
-  IlpOptions boundOptions;
-  boundOptions.timeLimitSeconds = options.timeLimitSeconds / 4;
-  boundOptions.maxNodes = options.maxNodes;
-  boundOptions.logLevel = options.logLevel;
-  boundOptions.seed = options.seed;
-  auto start = std::chrono::steady_clock::now();
-  runCbcDriver(cbc, boundOptions);
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
-  result.seconds = seconds.count();
-  bool reachedLimit = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
-                      seconds.count() >= boundOptions.timeLimitSeconds;
-  if (!cbc.bestSolution()) {
-    result.infeasible =
-        !reachedLimit && (cbc.isProvenInfeasible() || cbc.status() == 0);
+  IlpOptions solveOptions;
+  solveOptions.timeLimitSeconds = options.timeLimitSeconds / 8;
+  solveOptions.maxNodes = options.maxNodes;
+  solveOptions.logLevel = options.logLevel;
+  solveOptions.seed = options.seed;
+  RelaxationSolve first = solveRelaxation(*rows, upper, cost, solveOptions);
+  auto finish = [&] {
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     return result;
+  };
+  if (first.values.empty()) {
+    result.infeasible = first.provenInfeasible;
+    return finish();
   }
-  result.bound = integerBound(cbc.getBestPossibleObjValue());
-  return result;
+  result.bound = integerBound(first.bound);
+  std::vector<double> chosen = first.values;
+  // Among the solutions of least cost, one whose recomputed nodes read
+  // kept inputs (d_e = 1 where both ends of an edge j -> i are recomputed
+  // and j has other readers), then one that recomputes the earliest forward
+  // nodes: the rounding (recomputeOnceSchedule) recomputes a node where its
+  // first backward reader runs, so a recomputed node reading a recomputed
+  // input makes both live at once, and the backward pass reaches early
+  // nodes last, when the fewest values are live. A second solve, with the
+  // cost held at the optimum.
+  if (!first.reachedLimit) {
+    RowBuilder tieBreak = *rows;
+    std::vector<std::pair<int, double>> terms;
+    for (int column = 0; column < col.numColumns; ++column)
+      if (cost[column] != 0.0)
+        terms.push_back({column, cost[column]});
+    tieBreak.add(terms, -COIN_DBL_MAX, result.bound);
+    std::vector<double> preference(col.numColumns, 0.0);
+    double adjacency = double(col.numForward + 1) * col.numForward;
+    for (int i = 0; i < col.numForward; ++i) {
+      preference[col.x(i)] = double(i + 1);
+      for (int dep : dag.deps[i]) {
+        if (dag.readers[dep].size() < 2)
+          continue;
+        int both = int(preference.size());
+        preference.push_back(adjacency);
+        upper.push_back(1.0);
+        tieBreak.add({{both, 1.0}, {col.x(i), -1.0}, {col.x(dep), -1.0}}, -1.0,
+                     COIN_DBL_MAX);
+      }
+    }
+    RelaxationSolve second =
+        solveRelaxation(tieBreak, upper, preference, solveOptions);
+    if (!second.values.empty())
+      chosen = std::move(second.values);
+  }
+  result.recomputed.resize(n);
+  for (int i = 0; i < col.numForward; ++i)
+    if (chosen[col.x(i)] > 0.5)
+      result.recomputed.set(i);
+  return finish();
 }
 
 } // namespace remat::ilp
