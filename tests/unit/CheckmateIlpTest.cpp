@@ -436,6 +436,42 @@ TEST(CheckmateIlpTest, ScheduleAtTheRelaxationsBoundIsOptimalWithoutMilp) {
   EXPECT_TRUE(none.settledByBound);
 }
 
+// p (10 FLOPs, 2 bytes) feeds only x (1 byte), which k, the last gradient,
+// reads; g (3 bytes) and m leave no room for x at stages 3 and 4, so p and
+// x are recomputed: 11 FLOPs, the relaxation's bound. Recomputed at k's
+// stage, they meet n (2 bytes): n, p and x are 5 bytes. A stage earlier,
+// beside m (1 byte), they fit (4), and x stays for k beside n (3).
+TEST(CheckmateIlpTest, RecomputationsMoveEarlierWhereTheyFit) {
+  RematProblem problem;
+  problem.nodes = {{10, 2, {}, false},  {1, 1, {0}, false}, {1, 1, {1}, false},
+                   {1, 3, {2}, true},   {1, 1, {3}, true},  {1, 2, {4}, true},
+                   {1, 0, {5, 1}, true}};
+  problem.budgetBytes = 4;
+  RecomputeBound bound = relaxationBound(problem);
+  EXPECT_EQ(bound.bound, 11.0);
+  llvm::BitVector both(7);
+  both.set(0);
+  both.set(1);
+  RematDag dag = buildDag(problem);
+  absl::StatusOr<ScheduleCost> latest =
+      evaluateSchedule(problem, recomputeOnceSchedule(problem, dag, both));
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(latest->peakBytes, 5);
+  EXPECT_EQ(latest->peakStage, 6);
+  auto fitted = fitRecomputeOnce(problem, dag, both);
+  ASSERT_TRUE(fitted.has_value());
+  EXPECT_TRUE(fitted->first.compute[5].test(0));
+  EXPECT_TRUE(fitted->first.compute[5].test(1));
+  EXPECT_EQ(fitted->second.peakBytes, 4);
+  EXPECT_EQ(fitted->second.recomputeCost, 11);
+
+  IlpResult result = solve(problem);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_TRUE(result.settledByBound);
+  EXPECT_EQ(result.cost.recomputeCost, 11);
+  EXPECT_EQ(bruteForceOptimum(problem), 11 + sumOfCosts(problem));
+}
+
 // Any set of nodes gives a valid schedule (the checker's rules, budget
 // aside) that computes each node of the set read in the backward pass
 // twice and every other node once.

@@ -245,13 +245,11 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                          recomputeLowerBound(problem, options));
   // The relaxation's solution, each node recomputed once, often fits.
   if (lower.recomputed.any()) {
-    RematSchedule rounded =
-        recomputeOnceSchedule(problem, dag, lower.recomputed);
-    absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, rounded);
-    if (cost.ok() &&
-        (!startCost || cost->recomputeCost < startCost->recomputeCost)) {
-      start = std::move(rounded);
-      startCost = *cost;
+    auto rounded = fitRecomputeOnce(problem, dag, lower.recomputed);
+    if (rounded && (!startCost ||
+                    rounded->second.recomputeCost < startCost->recomputeCost)) {
+      start = std::move(rounded->first);
+      startCost = rounded->second;
     }
   }
   if (options.onProgress) {

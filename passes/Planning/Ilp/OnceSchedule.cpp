@@ -17,17 +17,26 @@
 
 namespace remat::ilp {
 
-RematSchedule recomputeOnceSchedule(const RematProblem &problem,
-                                    const RematDag &dag,
-                                    const llvm::BitVector &recomputed) {
-  int n = int(problem.nodes.size());
+namespace {
+
+/// The most times `fitRecomputeOnce` moves a stage's recomputations.
+constexpr int kMaxMoves = 200;
+
+int numForwardNodes(const RematProblem &problem) {
   int numForward = 0;
-  while (numForward < n && !problem.nodes[numForward].backward)
+  while (numForward < int(problem.nodes.size()) &&
+         !problem.nodes[numForward].backward)
     ++numForward;
-  // The backward stage of each recomputation, -1 for none: the first
-  // backward reader, or earlier where a recomputed reader needs it. Readers
-  // come later in the order, so one pass from the last node settles it.
-  std::vector<int> again(n, -1);
+  return numForward;
+}
+
+/// The backward stage of each recomputation, -1 for none: the first
+/// backward reader, or earlier where a recomputed reader needs it. Readers
+/// come later in the order, so one pass from the last node settles it.
+std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
+                              const llvm::BitVector &recomputed) {
+  int numForward = numForwardNodes(problem);
+  std::vector<int> again(problem.nodes.size(), -1);
   for (int i = numForward - 1; i >= 0; --i) {
     if (!recomputed.test(i))
       continue;
@@ -37,15 +46,23 @@ RematSchedule recomputeOnceSchedule(const RematProblem &problem,
         again[i] = stage;
     }
   }
+  return again;
+}
 
+/// Every node at its own stage and at `again[i]` when that is set; each
+/// read at stage u served by the latest computation at or before u, the
+/// node resident in between. Valid when every recomputed node's recomputed
+/// inputs run at its stage or earlier.
+RematSchedule scheduleWithStages(const RematProblem &problem,
+                                 const RematDag &dag,
+                                 llvm::ArrayRef<int> again) {
+  int n = int(problem.nodes.size());
   RematSchedule schedule = RematSchedule::empty(n);
   for (int i = 0; i < n; ++i) {
     schedule.compute[i].set(i);
     if (again[i] >= 0)
       schedule.compute[again[i]].set(i);
   }
-  // Each read at stage u is served by the latest computation at or before
-  // u; in between the node is resident.
   for (int i = 0; i < n; ++i) {
     auto keepUntil = [&](int use) {
       int from = again[i] >= 0 && again[i] <= use ? again[i] : i;
@@ -59,6 +76,40 @@ RematSchedule recomputeOnceSchedule(const RematProblem &problem,
     }
   }
   return schedule;
+}
+
+} // namespace
+
+RematSchedule recomputeOnceSchedule(const RematProblem &problem,
+                                    const RematDag &dag,
+                                    const llvm::BitVector &recomputed) {
+  return scheduleWithStages(problem, dag,
+                            latestStages(problem, dag, recomputed));
+}
+
+std::optional<std::pair<RematSchedule, ScheduleCost>>
+fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
+                 const llvm::BitVector &recomputed) {
+  int numForward = numForwardNodes(problem);
+  std::vector<int> again = latestStages(problem, dag, recomputed);
+  for (int move = 0; move <= kMaxMoves; ++move) {
+    RematSchedule schedule = scheduleWithStages(problem, dag, again);
+    absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
+    if (!cost.ok())
+      return std::nullopt;
+    if (cost->peakBytes <= problem.budgetBytes)
+      return std::make_pair(std::move(schedule), *cost);
+    // The peak is where a stage recomputes: run those recomputations a
+    // stage earlier, where the node of the stage and its inputs are not yet
+    // live beside them. Moving a whole stage keeps inputs before readers.
+    int stage = cost->peakStage;
+    if (stage - 1 < numForward || !llvm::is_contained(again, stage))
+      return std::nullopt;
+    for (int &when : again)
+      if (when == stage)
+        when = stage - 1;
+  }
+  return std::nullopt;
 }
 
 } // namespace remat::ilp
