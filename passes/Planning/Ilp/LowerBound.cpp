@@ -1,5 +1,4 @@
-//===- LowerBound.cpp - A relaxation that bounds the MILP from below
-//-------===//
+//===- LowerBound.cpp - A relaxation bounding the MILP from below ---------===//
 //
 // Part of the remat project.
 //

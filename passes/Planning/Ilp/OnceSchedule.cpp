@@ -19,8 +19,10 @@ namespace remat::ilp {
 
 namespace {
 
-/// The most times `fitRecomputeOnce` moves a stage's recomputations.
+/// The most times `fitRecomputeOnce` moves a stage's recomputations, and
+/// the most bits of schedules it builds in all (each move builds N^2).
 constexpr int kMaxMoves = 200;
+constexpr int64_t kMaxScheduleBits = int64_t(1) << 29;
 
 int numForwardNodes(const RematProblem &problem) {
   int numForward = 0;
@@ -92,7 +94,9 @@ fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
                  const llvm::BitVector &recomputed) {
   int numForward = numForwardNodes(problem);
   std::vector<int> again = latestStages(problem, dag, recomputed);
-  for (int move = 0; move <= kMaxMoves; ++move) {
+  int64_t n = int64_t(problem.nodes.size());
+  int64_t maxMoves = std::min<int64_t>(kMaxMoves, kMaxScheduleBits / (n * n));
+  for (int64_t move = 0; move <= maxMoves; ++move) {
     RematSchedule schedule = scheduleWithStages(problem, dag, again);
     absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
     if (!cost.ok())
