@@ -407,6 +407,24 @@ TEST(CheckmateIlpTest, RelaxationCountsTheInputKeptToRecomputeAValue) {
   EXPECT_EQ(bruteForceOptimum(problem), 51 + sumOfCosts(problem));
 }
 
+// i = f(a, b), each of a and b (10 FLOPs, 1 byte) read by i alone; the last
+// gradient k reads only i. In 4 bytes g's step (z and g: 4) leaves no room
+// for i, nor for a or b kept to recompute it, so a, b and i are recomputed
+// at k's stage: 21. The relaxation follows one private input per node (a,
+// the first of the largest): i, or a in its place, is live while i waits,
+// so a is recomputed too; b may still be kept for free: 1 + 10 = 11 (1
+// without the private input: i recomputed from a and b kept).
+TEST(CheckmateIlpTest, RelaxationFollowsOnePrivateInputOfATwoInputNode) {
+  RematProblem problem;
+  problem.nodes = {{10, 1, {}, false},    {10, 1, {}, false},
+                   {1, 1, {0, 1}, false}, {1, 2, {2}, false},
+                   {1, 2, {3}, true},     {1, 0, {2}, true}};
+  problem.budgetBytes = 4;
+  EXPECT_EQ(relaxationBound(problem).bound, 11.0);
+  EXPECT_EQ(solve(problem).cost.recomputeCost, 21);
+  EXPECT_EQ(bruteForceOptimum(problem), 21 + sumOfCosts(problem));
+}
+
 // In the 4-op chain's 4 bytes, b3's step holds b3, f2 and f3, and f0 and f1
 // are read later: one of them must leave and come back, 1 FLOP, which is
 // the optimum. The relaxation's solution, rounded to a schedule that

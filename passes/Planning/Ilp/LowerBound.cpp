@@ -35,22 +35,25 @@ constexpr int kMaxBoundNodes = 4000;
 /// The most nodes of a private chain followed.
 constexpr int kMaxChain = 16;
 
-/// The forward nodes that exist only to feed node `i`: a_1 is `i`'s only
-/// input and `i` its only reader, a_2 is a_1's only input and a_1 its only
-/// reader, and so on (views of no bytes end the chain). While the backward
+/// Forward nodes that exist only to feed node `i`: a_1 is the largest input
+/// of `i` that only `i` reads, a_2 the largest input of a_1 that only a_1
+/// reads, and so on (inputs of no bytes do not count). While the backward
 /// pass waits to recompute `i` from a_k, `i` or a node of the chain up to
 /// a_k is live.
 std::vector<int> privateChain(const RematProblem &problem, const RematDag &dag,
                               int i) {
   std::vector<int> chain;
   for (int a = i; int(chain.size()) < kMaxChain;) {
-    if (dag.deps[a].size() != 1)
+    int largest = -1;
+    for (int dep : dag.deps[a])
+      if (dag.readers[dep].size() == 1 && problem.nodes[dep].bytes > 0 &&
+          (largest < 0 ||
+           problem.nodes[dep].bytes > problem.nodes[largest].bytes))
+        largest = dep;
+    if (largest < 0)
       break;
-    int dep = dag.deps[a][0];
-    if (dag.readers[dep].size() != 1 || problem.nodes[dep].bytes == 0)
-      break;
-    chain.push_back(dep);
-    a = dep;
+    chain.push_back(largest);
+    a = largest;
   }
   return chain;
 }
