@@ -156,8 +156,9 @@ struct IlpResult {
   /// Branch-and-bound nodes explored.
   int64_t nodes = 0;
   /// The relaxation's bound (docs/planning-ilp.md#the-lower-bound) alone
-  /// settled the outcome: the warm start meets it, or no step fits the
-  /// budget. The MILP was not built.
+  /// settled the outcome: a schedule meets it (the warm start or the
+  /// relaxation's own, rounded), or no step fits the budget. The MILP was
+  /// not built.
   bool settledByBound = false;
 };
 
@@ -186,7 +187,11 @@ absl::StatusOr<RecomputeBound>
 recomputeLowerBound(const RematProblem &problem,
                     const IlpOptions &options = {});
 
-/// Finds the schedule of least cost whose peak is within the budget. Errors:
+/// Finds the schedule of least cost whose peak is within the budget: first
+/// the relaxation (`recomputeLowerBound`) and its solution rounded to a
+/// schedule, which settle the problem when that schedule fits and meets the
+/// bound; otherwise the MILP on CBC, starting from the cheaper of that
+/// schedule and the warm start. Errors:
 /// a malformed problem, a warm start that fails `checkSchedule`, a model of
 /// more than INT_MAX columns, or (internal) a CBC solution that fails the
 /// exact check.

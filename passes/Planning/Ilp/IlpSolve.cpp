@@ -5,9 +5,11 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Runs CBC's standard driver (preprocessing, cuts, heuristics) on the model
-/// of IlpModel.cpp: time limit, gap, seeds, warm start, progress events, and
-/// the outcome checked against the exact memory accounting.
+/// The relaxation of LowerBound.cpp first, settling the problem where its
+/// rounded schedule meets its bound; then CBC's standard driver
+/// (preprocessing, cuts, heuristics) on the model of IlpModel.cpp: time
+/// limit, gap, seeds, warm start, progress events, and the outcome checked
+/// against the exact memory accounting.
 ///
 //===----------------------------------------------------------------------===//
 
