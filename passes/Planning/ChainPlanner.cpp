@@ -108,7 +108,7 @@ public:
       return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
     ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
     RematPlan plan;
-    if (chain::numForward(graph.problem) == 0) {
+    if (ilp::numForward(graph.problem) == 0) {
       plan.plain = true;
       plan.warnings.push_back("chain: the graph has no forward op to "
                               "recompute; keeping every value");

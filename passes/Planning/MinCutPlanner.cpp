@@ -51,7 +51,7 @@ struct CutProblem {
 CutProblem buildCutProblem(const PlanningProblem &planning) {
   CutProblem cut{ilp::buildGraphProblem(planning), 0, {}, {}, {}};
   const ilp::RematProblem &problem = cut.graph.problem;
-  cut.numForward = chain::numForward(problem);
+  cut.numForward = ilp::numForward(problem);
   cut.readers = ilp::readersOf(problem);
   cut.random.resize(cut.numForward);
   cut.expensive.resize(cut.numForward);

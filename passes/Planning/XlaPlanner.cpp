@@ -56,7 +56,7 @@ class XlaWalk {
 public:
   XlaWalk(const ilp::GraphProblem &graph, int64_t budget)
       : graph_(graph), nodes_(graph.problem.nodes), budget_(budget),
-        numForward_(chain::numForward(graph.problem)),
+        numForward_(ilp::numForward(graph.problem)),
         readers_(ilp::readersOf(graph.problem)) {}
 
   void run();

@@ -17,13 +17,6 @@
 
 namespace remat::chain {
 
-int numForward(const ilp::RematProblem &problem) {
-  auto it = llvm::find_if(problem.nodes, [](const ilp::RematNode &node) {
-    return node.backward;
-  });
-  return int(it - problem.nodes.begin());
-}
-
 /// Within the budget beats over it; then the cheaper, or over it the lower
 /// peak.
 static bool isBetter(const BaselineSchedule &candidate,
@@ -35,7 +28,7 @@ static bool isBetter(const BaselineSchedule &candidate,
 }
 
 std::vector<int> cutNodes(const ilp::RematProblem &problem) {
-  int numFwd = numForward(problem);
+  int numFwd = ilp::numForward(problem);
   // jumps[v]: forward edges u -> w with u < v < w, by a difference array.
   std::vector<int> jumps(numFwd + 1, 0);
   for (int w = 0; w < numFwd; ++w)
@@ -56,7 +49,7 @@ std::vector<int> cutNodes(const ilp::RematProblem &problem) {
 ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
                                    llvm::ArrayRef<int> checkpoints) {
   int n = int(problem.nodes.size());
-  int numFwd = numForward(problem);
+  int numFwd = ilp::numForward(problem);
   // Segment g: the forward nodes after checkpoint g-1 up to checkpoint g.
   std::vector<int> segment(numFwd, -1);
   for (int i = 0, g = 0; i < numFwd; ++i) {
@@ -173,7 +166,7 @@ absl::StatusOr<BaselineSchedule> greedySweep(const ilp::RematProblem &problem,
   // all found, and at most `maxTrials` of them tried.
   std::vector<std::vector<int>> choices;
   int64_t total = 0;
-  for (int i = -1, e = numForward(problem); i < e; ++i) {
+  for (int i = -1, e = ilp::numForward(problem); i < e; ++i) {
     if (i >= 0)
       total += problem.nodes[i].bytes;
     std::vector<int> checkpoints = greedyCheckpoints(problem, total);

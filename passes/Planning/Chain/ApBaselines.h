@@ -30,10 +30,6 @@ namespace remat::chain {
 /// O(N^2) time.
 inline constexpr size_t kMaxBaselineNodes = 20000;
 
-/// How many forward nodes `problem` has: they come first, so this is the
-/// index of the first backward node.
-int numForward(const ilp::RematProblem &problem);
-
 /// Forward nodes that no forward edge jumps over: every path from an earlier
 /// forward node to a later one runs through them, so they bound segments in
 /// index order. In index order; the last forward node is never one.

@@ -67,7 +67,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
                                            int maxStages) {
   const ilp::RematProblem &problem = graph.problem;
   int numNodes = int(problem.nodes.size());
-  int numForward = chain::numForward(problem);
+  int numForward = ilp::numForward(problem);
   if (numForward == 0)
     return invalidArgument("chain: the graph has no forward op to recompute");
 

@@ -49,6 +49,10 @@ struct RematProblem {
   int64_t budgetBytes = 0;
 };
 
+/// How many forward nodes `problem` has: they come first, so this is the
+/// index of the first backward node.
+int numForward(const RematProblem &problem);
+
 /// An error when `problem` is malformed: a dependency not earlier than its
 /// reader, a forward node after a backward one, a negative cost or size, or
 /// byte totals that overflow int64.

@@ -65,10 +65,8 @@ struct BoundColumns {
   std::vector<std::vector<int>> chains;
   std::vector<int> chainStart;
 
-  BoundColumns(const RematProblem &problem, const RematDag &dag) {
-    while (numForward < int(problem.nodes.size()) &&
-           !problem.nodes[numForward].backward)
-      ++numForward;
+  BoundColumns(const RematProblem &problem, const RematDag &dag)
+      : numForward(ilp::numForward(problem)) {
     int next = 3 * numForward;
     for (int i = 0; i < numForward; ++i) {
       chains.push_back(privateChain(problem, dag, i));

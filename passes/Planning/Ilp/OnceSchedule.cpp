@@ -24,22 +24,14 @@ namespace {
 constexpr int kMaxMoves = 200;
 constexpr int64_t kMaxScheduleBits = int64_t(1) << 29;
 
-int numForwardNodes(const RematProblem &problem) {
-  int numForward = 0;
-  while (numForward < int(problem.nodes.size()) &&
-         !problem.nodes[numForward].backward)
-    ++numForward;
-  return numForward;
-}
-
 /// The backward stage of each recomputation, -1 for none: the first
 /// backward reader, or earlier where a recomputed reader needs it. Readers
 /// come later in the order, so one pass from the last node settles it.
 std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
                               const llvm::BitVector &recomputed) {
-  int numForward = numForwardNodes(problem);
+  int forwardCount = numForward(problem);
   std::vector<int> again(problem.nodes.size(), -1);
-  for (int i = numForward - 1; i >= 0; --i) {
+  for (int i = forwardCount - 1; i >= 0; --i) {
     if (!recomputed.test(i))
       continue;
     for (int reader : dag.readers[i]) {
@@ -92,7 +84,7 @@ RematSchedule recomputeOnceSchedule(const RematProblem &problem,
 std::optional<std::pair<RematSchedule, ScheduleCost>>
 fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
                  const llvm::BitVector &recomputed) {
-  int numForward = numForwardNodes(problem);
+  int forwardCount = numForward(problem);
   std::vector<int> again = latestStages(problem, dag, recomputed);
   int64_t n = int64_t(problem.nodes.size());
   int64_t maxMoves = std::min<int64_t>(kMaxMoves, kMaxScheduleBits / (n * n));
@@ -107,7 +99,7 @@ fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
     // stage earlier, where the node of the stage and its inputs are not yet
     // live beside them. Moving a whole stage keeps inputs before readers.
     int stage = cost->peakStage;
-    if (stage - 1 < numForward || !llvm::is_contained(again, stage))
+    if (stage - 1 < forwardCount || !llvm::is_contained(again, stage))
       return std::nullopt;
     for (int &when : again)
       if (when == stage)

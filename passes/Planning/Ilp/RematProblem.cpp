@@ -39,6 +39,12 @@ absl::Status validateProblem(const RematProblem &problem) {
   return absl::OkStatus();
 }
 
+int numForward(const RematProblem &problem) {
+  auto it = llvm::find_if(problem.nodes,
+                          [](const RematNode &node) { return node.backward; });
+  return int(it - problem.nodes.begin());
+}
+
 bool RematDag::readLaterThan(int i, int t, const RematProblem &problem) const {
   // Forward readers come first: a forward reader may be recomputed at any
   // stage, a backward one only at its own.
