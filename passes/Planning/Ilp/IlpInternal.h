@@ -108,8 +108,9 @@ double integerBound(double bound);
 
 /// Runs CBC's standard driver (preprocessing, root cuts, heuristics, branch
 /// and bound) on `cbc` with the limits, gap, seed and log level of
-/// `options`, CBC's stdout output sent to stderr.
-void runCbcDriver(CbcModel &cbc, const IlpOptions &options);
+/// `options`, CBC's stdout output sent to stderr. Returns whether it reached
+/// a limit (time or nodes), after which nothing it says is proven.
+bool runCbcDriver(CbcModel &cbc, const IlpOptions &options);
 
 /// Memory is counted in units of the gcd of all sizes, so that every
 /// coefficient and every live total is an integer and the budget's rounding

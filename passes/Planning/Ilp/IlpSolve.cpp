@@ -144,13 +144,20 @@ double integerBound(double bound) {
   return std::max(0.0, std::ceil(bound - 1e-6));
 }
 
-void runCbcDriver(CbcModel &cbc, const IlpOptions &options) {
+bool runCbcDriver(CbcModel &cbc, const IlpOptions &options) {
   std::vector<std::string> arguments = driverArguments(options);
   std::vector<const char *> argv;
   for (const std::string &argument : arguments)
     argv.push_back(argument.c_str());
-  StdoutToStderr redirect;
-  CbcMain1(int(argv.size()), argv.data(), cbc);
+  auto start = std::chrono::steady_clock::now();
+  {
+    StdoutToStderr redirect;
+    CbcMain1(int(argv.size()), argv.data(), cbc);
+  }
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  return cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
+         seconds.count() >= options.timeLimitSeconds;
 }
 
 /// The outcome of a finished run, its schedule checked exactly. A run that
@@ -299,12 +306,7 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   IlpOptions milpOptions = options;
   milpOptions.timeLimitSeconds = std::max(
       options.timeLimitSeconds - lower.seconds, options.timeLimitSeconds / 4);
-  auto driverStart = std::chrono::steady_clock::now();
-  runCbcDriver(cbc, milpOptions);
-  std::chrono::duration<double> driverSeconds =
-      std::chrono::steady_clock::now() - driverStart;
-  bool reachedLimit = cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
-                      driverSeconds.count() >= milpOptions.timeLimitSeconds;
+  bool reachedLimit = runCbcDriver(cbc, milpOptions);
   REMAT_ASSIGN_OR_RETURN(
       IlpResult result, readResult(problem, *model.columns, cbc, reachedLimit));
   if (start)

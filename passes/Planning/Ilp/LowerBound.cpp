@@ -208,14 +208,8 @@ RelaxationSolve solveRelaxation(const RowBuilder &rows,
   cbc.messageHandler()->setFilePointer(stderr);
   CbcMain0(cbc);
   cbc.setLogLevel(options.logLevel);
-  auto start = std::chrono::steady_clock::now();
-  runCbcDriver(cbc, options);
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
   RelaxationSolve result;
-  result.reachedLimit = cbc.isSecondsLimitReached() ||
-                        cbc.isNodeLimitReached() ||
-                        seconds.count() >= options.timeLimitSeconds;
+  result.reachedLimit = runCbcDriver(cbc, options);
   if (!cbc.bestSolution()) {
     result.provenInfeasible =
         !result.reachedLimit && (cbc.isProvenInfeasible() || cbc.status() == 0);
