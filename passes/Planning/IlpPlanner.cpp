@@ -5,10 +5,12 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `--planner=ilp[=SECONDS][,cold]` with a budget: Checkmate's MILP over the
-/// training graph (Ilp/GraphProblem.h), solved by CBC within the time limit,
-/// its schedule realised as recompute steps. CBC starts from the cheapest
-/// AP baseline within the budget (`ilp=cold` does not). The report carries
+/// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed]` with a budget:
+/// Checkmate's MILP over the training graph (Ilp/GraphProblem.h), solved by
+/// CBC within the time limit, its schedule realised as recompute steps. CBC
+/// starts from the cheapest plan within the budget among the AP baselines
+/// and the planners of recompute steps (`ilp=cold` does not); `relaxed`
+/// stops after the relaxation and its rounded schedule. The report carries
 /// the proven gap. When CBC proves that no schedule fits, or finds none in
 /// time, the plan falls back to recomputing everything and says so.
 ///
@@ -34,7 +36,51 @@ struct IlpPlannerOptions {
   std::optional<int64_t> maxNodes;
   /// Solve without the baselines' warm start.
   bool cold = false;
+  /// Stop after the relaxation (`relaxed`): its rounded schedule or the warm
+  /// start, with the relaxation's bound.
+  bool relaxed = false;
 };
+
+/// The planners whose schedules may start the MILP beside the AP baselines:
+/// those that plan recompute steps, not kept values.
+constexpr const char *kStartPlanners[] = {"chain", "chain=late", "xla",
+                                          "xla=scheduled", "mincut"};
+
+/// A schedule within the budget for CBC to start from, and who planned it.
+struct WarmStart {
+  std::string planner;
+  ilp::RematSchedule schedule;
+  ilp::ScheduleCost cost;
+};
+
+/// The cheapest schedule within `graph`'s budget among the AP baselines and
+/// the plans of `kStartPlanners` mapped onto `graph`'s nodes, where one
+/// fits; a plan that fails, does not map or does not fit is passed over.
+absl::StatusOr<std::optional<WarmStart>>
+bestWarmStart(const PlanningProblem &problem, const ilp::GraphProblem &graph) {
+  std::optional<WarmStart> best;
+  auto consider = [&](std::string planner, ilp::RematSchedule schedule) {
+    absl::StatusOr<ilp::ScheduleCost> cost =
+        ilp::checkSchedule(graph.problem, schedule);
+    if (cost.ok() && (!best || cost->recomputeCost < best->cost.recomputeCost))
+      best = WarmStart{std::move(planner), std::move(schedule), *cost};
+  };
+  REMAT_ASSIGN_OR_RETURN(auto baseline,
+                         chain::bestBaselineSchedule(graph.problem));
+  if (baseline)
+    consider(baseline->second, std::move(baseline->first.schedule));
+  PlanningProblem quiet = problem;
+  quiet.onProgress = nullptr;
+  for (const char *planner : kStartPlanners) {
+    absl::StatusOr<RematPlan> plan = planRematerialization(quiet, planner);
+    if (!plan.ok() || !plan->schedule)
+      continue;
+    if (std::optional<ilp::RematSchedule> schedule =
+            ilp::scheduleOfSteps(graph, *plan->schedule))
+      consider(planner, std::move(*schedule));
+  }
+  return best;
+}
 
 class IlpPlanner : public Planner {
 public:
@@ -52,6 +98,7 @@ public:
     options.timeLimitSeconds =
         options_.timeLimit.value_or(problem.timeLimitSeconds);
     options.maxNodes = options_.maxNodes;
+    options.searchMilp = !options_.relaxed;
     if (problem.onProgress)
       options.onProgress = [&](const ilp::IlpProgress &progress) {
         problem.onProgress(fmt::format(
@@ -68,16 +115,16 @@ public:
       problem.onProgress(fmt::format("ilp: {} nodes, budget {}",
                                      graph.problem.nodes.size(),
                                      formatBytes(*problem.budgetBytes)));
-    std::optional<std::pair<chain::BaselineSchedule, const char *>> start;
     if (!options_.cold &&
         graph.problem.nodes.size() <= chain::kMaxBaselineNodes) {
-      REMAT_ASSIGN_OR_RETURN(start, chain::bestBaselineSchedule(graph.problem));
+      REMAT_ASSIGN_OR_RETURN(std::optional<WarmStart> start,
+                             bestWarmStart(problem, graph));
       if (start) {
-        options.warmStart = start->first.schedule;
+        options.warmStart = std::move(start->schedule);
         if (problem.onProgress)
-          problem.onProgress(fmt::format(
-              "ilp: warm start from {}, recompute cost {}", start->second,
-              start->first.cost.recomputeCost));
+          problem.onProgress(
+              fmt::format("ilp: warm start from {}, recompute cost {}",
+                          start->planner, start->cost.recomputeCost));
       }
     }
     REMAT_ASSIGN_OR_RETURN(ilp::IlpResult result,
@@ -89,7 +136,8 @@ public:
           "ilp: {} within the budget of {} ({} nodes); recomputing every "
           "forward value instead",
           result.status == ilp::IlpStatusKind::Infeasible
-              ? "no schedule fits"
+              ? "no schedule with the gradient ops in their scheduled order "
+                "fits"
               : "no schedule found in the time limit",
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size()));
       return plan;
@@ -117,22 +165,24 @@ private:
 };
 
 /// Parses the text after `ilp=`: a positive time limit in seconds,
-/// `nodes=N` and `cold`, each at most once, comma-separated.
+/// `nodes=N`, `cold` and `relaxed`, each at most once, comma-separated.
 absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
   REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
                          splitPlannerList("ilp", argument));
   IlpPlannerOptions options;
   for (llvm::StringRef item : items) {
     bool isNodes = item.startswith("nodes=");
-    bool repeated = item == "cold" ? options.cold
-                    : isNodes      ? options.maxNodes.has_value()
-                                   : options.timeLimit.has_value();
+    bool repeated = item == "cold"      ? options.cold
+                    : item == "relaxed" ? options.relaxed
+                    : isNodes           ? options.maxNodes.has_value()
+                                        : options.timeLimit.has_value();
     if (repeated)
       return invalidArgument("strategy 'ilp' takes one time limit, one node "
-                             "limit and 'cold' at most once, got 'ilp={}'",
+                             "limit, 'cold' and 'relaxed' at most once, got "
+                             "'ilp={}'",
                              argument.str());
-    if (item == "cold") {
-      options.cold = true;
+    if (item == "cold" || item == "relaxed") {
+      (item == "cold" ? options.cold : options.relaxed) = true;
       continue;
     }
     if (isNodes) {
@@ -160,8 +210,9 @@ void registerIlpPlanner(PlannerRegistry &registry) {
   registry.add(
       {"ilp",
        "Checkmate's optimal schedule within the budget (CBC, warm-started "
-       "from the AP baselines unless 'cold'; SECONDS and nodes=N limit the "
-       "search)",
+       "from the AP baselines and the step planners unless 'cold'; SECONDS "
+       "and nodes=N limit the search; 'relaxed' keeps the relaxation's "
+       "rounded schedule)",
        "SECONDS", false,
        [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {

@@ -255,6 +255,33 @@ TEST(BudgetTest, TheIlpOptimumIsTheLeastRecomputeOfAnyPlanWithinTheBudget) {
   EXPECT_GT(previousRecompute, 0);
 }
 
+// The pre-activation ResNet-8 of basic blocks has 26 compute ops, more than
+// `auto` gives the MILP, yet at 80% of its plain peak the relaxation's
+// rounded schedule is proven optimal, and every kept-value, chain, XLA and
+// min-cut plan that fits recomputes more (the best, `xla=scheduled`, 3.1x as
+// much: docs/benchmarks.md). `auto` tries `ilp` without the MILP there.
+TEST(BudgetTest, AutoTakesTheRelaxationsProvenPlanOnAResidualNet) {
+  std::unique_ptr<Graph> forward = zooModel(
+      "resnet",
+      {{"preact", "true"}, {"block", "basic"}, {"depth", "8"}, {"batch", "2"}});
+  ASSERT_TRUE(forward);
+  TrainingReport relaxed = expectWithinBudget(*forward, "80%", "ilp=relaxed");
+  ASSERT_TRUE(relaxed.budgetMet.value_or(false));
+  ASSERT_TRUE(relaxed.optimalityGap.has_value());
+  EXPECT_EQ(*relaxed.optimalityGap, 0.0);
+  EXPECT_GT(relaxed.flopsRecompute, 0);
+  for (const char *planner : {"chain", "chain=late", "xla", "xla=scheduled",
+                              "mincut", "sqrtn", "memory", "ap-greedy"}) {
+    TrainingReport other = expectWithinBudget(*forward, "80%", planner);
+    if (other.budgetMet.value_or(false)) {
+      EXPECT_GT(other.flopsRecompute, relaxed.flopsRecompute) << planner;
+    }
+  }
+  TrainingReport search = expectWithinBudget(*forward, "80%");
+  EXPECT_TRUE(search.budgetMet.value_or(false));
+  EXPECT_EQ(search.flopsRecompute, relaxed.flopsRecompute);
+}
+
 TEST(BudgetTest, PlannersForOneBudgetNeedOne) {
   for (std::string planner : {"ilp", "chain"}) {
     std::unique_ptr<Graph> forward = smallMlp();
@@ -276,8 +303,10 @@ TEST(BudgetTest, TheIlpPlannerFallsBackAndWarnsWhenNothingFits) {
   EXPECT_FALSE(report.budgetMet.value_or(true));
   EXPECT_FALSE(report.optimalityGap.has_value());
   ASSERT_FALSE(report.warnings.empty());
-  EXPECT_NE(report.warnings.front().find("ilp: no schedule fits"),
-            std::string::npos)
+  EXPECT_NE(
+      report.warnings.front().find("ilp: no schedule with the gradient ops in "
+                                   "their scheduled order fits"),
+      std::string::npos)
       << report.warnings.front();
 }
 

@@ -517,6 +517,49 @@ TEST(CheckmateIlpTest, RecomputeOnceScheduleIsValidForAnySet) {
   }
 }
 
+// On the keep-everything schedule's compute rows, keepUntilRead gives its
+// resident rows (each node from its stage to its last reader's), whatever
+// resident bits it is handed.
+TEST(CheckmateIlpTest, KeepUntilReadKeepsEachValueToItsLastReader) {
+  std::mt19937 rng(77);
+  for (int trial = 0; trial < 20; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 2 + trial % 7,
+                                             /*gradientsReadInputs=*/trial % 2);
+    RematSchedule expected = keepAllSchedule(problem);
+    RematSchedule schedule = expected;
+    for (llvm::BitVector &row : schedule.resident)
+      row.set();
+    keepUntilRead(problem, schedule);
+    EXPECT_EQ(schedule.resident, expected.resident) << "trial " << trial;
+  }
+}
+
+// f0 of recomputedTwiceProblem computed again at stages 5 and 8, where g5
+// and g8 read it: only f1 and g2 read the first copy, so f0 is resident at
+// stages 1 and 2 alone, and every other node at its one reader's stage,
+// the next. That is ValueRecomputedTwice's optimum in 4 bytes.
+TEST(CheckmateIlpTest, KeepUntilReadServesEachReadFromTheNewestCopy) {
+  RematProblem problem = recomputedTwiceProblem();
+  RematSchedule schedule = RematSchedule::empty(9);
+  for (int t = 0; t < 9; ++t)
+    schedule.compute[t].set(t);
+  schedule.compute[5].set(0);
+  schedule.compute[8].set(0);
+  keepUntilRead(problem, schedule);
+  for (int t = 0; t < 9; ++t) {
+    llvm::BitVector expected(9);
+    if (t > 0)
+      expected.set(t - 1);
+    if (t == 2)
+      expected.set(0);
+    EXPECT_EQ(schedule.resident[t], expected) << "stage " << t;
+  }
+  problem.budgetBytes = 4;
+  absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, schedule);
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  EXPECT_EQ(cost->cost, 110);
+}
+
 TEST(CheckmateIlpTest, WarmStartKeepsOptimum) {
   RematProblem problem = uniformChain(4);
   problem.budgetBytes = 5;

@@ -15,6 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "Planning/Chain/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 
 #include "MeasuredTraining.h"
@@ -53,6 +54,70 @@ TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
     EXPECT_GE(modelled->peakBytes, simulated);
     EXPECT_LE(modelled->peakBytes, simulated + simulated / 50);
   }
+}
+
+// The steps that realise a schedule with recomputations (AP-sqrtn's, which
+// reruns segments in the backward pass) map back to its compute rows, at
+// the same cost and no higher a peak (a value is kept only to its reads).
+TEST(IlpGraphProblemTest, StepsMapBackToTheirSchedule) {
+  int recomputing = 0;
+  for (const auto &[name, options] : executableZooModels()) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<Graph> forward = zooModel(name, options);
+    ASSERT_TRUE(forward);
+    std::unique_ptr<Graph> training = forward->clone();
+    PlanningProblem planning;
+    planning.forwardOpIdBound = training->opIdBound();
+    ASSERT_TRUE(differentiate(*training).ok());
+    planning.graph = training.get();
+    ilp::GraphProblem graph =
+        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+    absl::StatusOr<chain::BaselineSchedule> sqrtn =
+        chain::sqrtnSchedule(graph.problem);
+    ASSERT_TRUE(sqrtn.ok()) << sqrtn.status();
+    std::vector<RecomputeStep> steps = ilp::stepsOf(graph, sqrtn->schedule);
+    recomputing += !steps.empty();
+
+    std::optional<ilp::RematSchedule> back = ilp::scheduleOfSteps(graph, steps);
+    ASSERT_TRUE(back.has_value());
+    EXPECT_EQ(back->compute, sqrtn->schedule.compute);
+    absl::StatusOr<ilp::ScheduleCost> cost =
+        ilp::evaluateSchedule(graph.problem, *back);
+    ASSERT_TRUE(cost.ok()) << cost.status();
+    EXPECT_EQ(cost->cost, sqrtn->cost.cost);
+    EXPECT_LE(cost->peakBytes, sqrtn->cost.peakBytes);
+  }
+  EXPECT_GT(recomputing, 0);
+}
+
+// Steps that no schedule over the nodes can hold: before an op that starts
+// no node, or recomputing a gradient op.
+TEST(IlpGraphProblemTest, StepsThatNoScheduleHoldsDoNotMap) {
+  std::unique_ptr<Graph> forward = zooModel(
+      "mlp", {{"layers", "2"}, {"width", "8"}, {"batch", "4"}, {"input", "4"}});
+  ASSERT_TRUE(forward);
+  std::unique_ptr<Graph> training = forward->clone();
+  PlanningProblem planning;
+  planning.forwardOpIdBound = training->opIdBound();
+  ASSERT_TRUE(differentiate(*training).ok());
+  planning.graph = training.get();
+  ilp::GraphProblem graph =
+      ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+  int n = int(graph.problem.nodes.size());
+  int firstGradient = ilp::numForward(graph.problem);
+  ASSERT_LT(firstGradient + 1, n - 1);
+  Op *gradient = graph.ops[firstGradient].front();
+  Op *laterGradient = graph.ops[firstGradient + 1].front();
+  Op *firstForward = graph.ops[0].front();
+  EXPECT_TRUE(ilp::scheduleOfSteps(graph, {{laterGradient, {firstForward}}}));
+  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{laterGradient, {gradient}}}));
+  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{firstForward, {firstForward}}}));
+  Op *param = nullptr;
+  for (Op &op : training->ops())
+    if (op.numOperands() == 0 && !param)
+      param = &op;
+  ASSERT_TRUE(param);
+  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{param, {firstForward}}}));
 }
 
 } // namespace

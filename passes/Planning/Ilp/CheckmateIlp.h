@@ -74,6 +74,12 @@ struct RematSchedule {
 /// own stage, and kept resident until its last reader's stage.
 RematSchedule keepAllSchedule(const RematProblem &problem);
 
+/// Sets `schedule`'s resident rows from its compute rows: a node read at a
+/// stage that does not compute it is kept from its latest computation
+/// before that stage. Every other resident bit is cleared. O(N^2 / 64 plus
+/// the reads).
+void keepUntilRead(const RematProblem &problem, RematSchedule &schedule);
+
 /// What a valid schedule costs.
 struct ScheduleCost {
   /// Sum of the costs of every computation, first ones included.
@@ -123,6 +129,11 @@ struct IlpOptions {
   std::optional<int64_t> maxNodes;
   /// Stop once the proven relative gap is at most this (0: prove optimality).
   double relativeGap = 0;
+  /// Search the MILP where the relaxation does not settle the problem. Without
+  /// it the result is the cheaper of the relaxation's rounded schedule and the
+  /// warm start, with the relaxation's bound: seconds on graphs of hundreds of
+  /// nodes, where the MILP's root alone may take minutes.
+  bool searchMilp = true;
   /// A valid schedule within the budget to start from (see `checkSchedule`);
   /// returned as a `Feasible` result when CBC ends with nothing cheaper.
   std::optional<RematSchedule> warmStart;
@@ -194,9 +205,9 @@ recomputeLowerBound(const RematProblem &problem,
 /// Finds the schedule of least cost whose peak is within the budget: first
 /// the relaxation (`recomputeLowerBound`) and its solution rounded to a
 /// schedule, which settle the problem when that schedule fits and meets the
-/// bound; otherwise the MILP on CBC, starting from the cheaper of that
-/// schedule and the warm start. Errors:
-/// a malformed problem, a warm start that fails `checkSchedule`, a model of
+/// bound; otherwise the MILP on CBC (unless `searchMilp` is false), starting
+/// from the cheaper of that schedule and the warm start. Errors: a malformed
+/// problem, a warm start that fails `checkSchedule`, a model of
 /// more than INT_MAX columns, or (internal) a CBC solution that fails the
 /// exact check.
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,

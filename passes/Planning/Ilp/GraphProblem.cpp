@@ -12,6 +12,7 @@
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Schedule.h"
 
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -174,6 +175,35 @@ std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
       steps.push_back(std::move(step));
   }
   return steps;
+}
+
+std::optional<RematSchedule>
+scheduleOfSteps(const GraphProblem &graph,
+                llvm::ArrayRef<RecomputeStep> steps) {
+  const RematProblem &problem = graph.problem;
+  int n = int(problem.nodes.size());
+  llvm::DenseMap<const Op *, int> nodeOfOp;
+  for (int i = 0; i < n; ++i)
+    for (const Op *op : graph.ops[i])
+      nodeOfOp[op] = i;
+  RematSchedule schedule = RematSchedule::empty(n);
+  for (int t = 0; t < n; ++t)
+    schedule.compute[t].set(t);
+  for (const RecomputeStep &step : steps) {
+    auto stage = nodeOfOp.find(step.before);
+    if (stage == nodeOfOp.end() ||
+        graph.ops[stage->second].front() != step.before)
+      return std::nullopt;
+    for (const Op *op : step.ops) {
+      auto node = nodeOfOp.find(op);
+      if (node == nodeOfOp.end() || problem.nodes[node->second].backward ||
+          node->second >= stage->second)
+        return std::nullopt;
+      schedule.compute[stage->second].set(node->second);
+    }
+  }
+  keepUntilRead(problem, schedule);
+  return schedule;
 }
 
 std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,

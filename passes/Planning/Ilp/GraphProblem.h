@@ -18,6 +18,7 @@
 
 #include "remat/Pass/Planner.h"
 
+#include <optional>
 #include <vector>
 
 namespace remat::ilp {
@@ -58,6 +59,16 @@ GraphProblem buildGraphProblem(const PlanningProblem &problem,
 /// forward nodes the stage computes.
 std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
                                    const RematSchedule &schedule);
+
+/// The schedule that `steps` make over `graph`'s nodes, the inverse of
+/// `stepsOf`: each stage computes its own node and the forward nodes of the
+/// step before its first op, and each value is kept from its latest
+/// computation to its next read (`keepUntilRead`). Nullopt when a step
+/// precedes an op that starts no node, or recomputes an op of no forward
+/// node earlier than the step's. Steps planned on the `Emitted` model map
+/// onto the `Scheduled` one: the nodes are the same, in another order.
+std::optional<RematSchedule>
+scheduleOfSteps(const GraphProblem &graph, llvm::ArrayRef<RecomputeStep> steps);
 
 /// A copy of forward node `node` made just before node `before`.
 struct NodeCopy {

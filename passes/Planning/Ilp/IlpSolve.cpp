@@ -286,6 +286,13 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     result.settledByBound = true;
     return result;
   }
+  if (!options.searchMilp) {
+    IlpResult result;
+    if (start)
+      keepWarmStartIfBetter(result, *start, *startCost);
+    tightenBound(result, lower.bound);
+    return result;
+  }
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
   model.solver->messageHandler()->setLogLevel(options.logLevel);
   model.solver->messageHandler()->setFilePointer(stderr);

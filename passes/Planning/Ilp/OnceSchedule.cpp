@@ -43,12 +43,10 @@ std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
   return again;
 }
 
-/// Every node at its own stage and at `again[i]` when that is set; each
-/// read at stage u served by the latest computation at or before u, the
-/// node resident in between. Valid when every recomputed node's recomputed
-/// inputs run at its stage or earlier.
+/// Every node at its own stage and at `again[i]` when that is set, kept
+/// from its latest computation to each read (`keepUntilRead`). Valid when
+/// every recomputed node's recomputed inputs run at its stage or earlier.
 RematSchedule scheduleWithStages(const RematProblem &problem,
-                                 const RematDag &dag,
                                  llvm::ArrayRef<int> again) {
   int n = int(problem.nodes.size());
   RematSchedule schedule = RematSchedule::empty(n);
@@ -57,18 +55,7 @@ RematSchedule scheduleWithStages(const RematProblem &problem,
     if (again[i] >= 0)
       schedule.compute[again[i]].set(i);
   }
-  for (int i = 0; i < n; ++i) {
-    auto keepUntil = [&](int use) {
-      int from = again[i] >= 0 && again[i] <= use ? again[i] : i;
-      for (int t = from + 1; t <= use; ++t)
-        schedule.resident[t].set(i);
-    };
-    for (int reader : dag.readers[i]) {
-      keepUntil(reader);
-      if (again[reader] >= 0)
-        keepUntil(again[reader]);
-    }
-  }
+  keepUntilRead(problem, schedule);
   return schedule;
 }
 
@@ -77,8 +64,7 @@ RematSchedule scheduleWithStages(const RematProblem &problem,
 RematSchedule recomputeOnceSchedule(const RematProblem &problem,
                                     const RematDag &dag,
                                     const llvm::BitVector &recomputed) {
-  return scheduleWithStages(problem, dag,
-                            latestStages(problem, dag, recomputed));
+  return scheduleWithStages(problem, latestStages(problem, dag, recomputed));
 }
 
 std::optional<std::pair<RematSchedule, ScheduleCost>>
@@ -89,7 +75,7 @@ fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
   int64_t n = int64_t(problem.nodes.size());
   int64_t maxMoves = std::min<int64_t>(kMaxMoves, kMaxScheduleBits / (n * n));
   for (int64_t move = 0; move <= maxMoves; ++move) {
-    RematSchedule schedule = scheduleWithStages(problem, dag, again);
+    RematSchedule schedule = scheduleWithStages(problem, again);
     absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
     if (!cost.ok())
       return std::nullopt;

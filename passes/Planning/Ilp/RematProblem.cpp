@@ -90,4 +90,24 @@ RematSchedule keepAllSchedule(const RematProblem &problem) {
   return schedule;
 }
 
+void keepUntilRead(const RematProblem &problem, RematSchedule &schedule) {
+  int n = int(problem.nodes.size());
+  // By node: the stage of its latest computation, and the last stage it is
+  // kept resident (-1: none yet).
+  std::vector<int> computedAt(n, -1), keptUntil(n, -1);
+  for (int t = 0; t < n; ++t) {
+    schedule.resident[t].reset();
+    for (int reader : schedule.compute[t].set_bits())
+      for (int dep : problem.nodes[reader].deps) {
+        if (schedule.compute[t].test(dep) || computedAt[dep] < 0)
+          continue;
+        for (int s = std::max(computedAt[dep], keptUntil[dep]) + 1; s <= t; ++s)
+          schedule.resident[s].set(dep);
+        keptUntil[dep] = t;
+      }
+    for (int node : schedule.compute[t].set_bits())
+      computedAt[node] = t;
+  }
+}
+
 } // namespace remat::ilp
