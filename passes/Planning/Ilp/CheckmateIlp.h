@@ -193,7 +193,8 @@ struct RecomputeBound {
 
 /// Solves the relaxation in which a forward node pays for one recomputation
 /// in the backward pass however often it is needed again, within a quarter
-/// of `options`' time limit (and its node limit). Its 3F columns, F the
+/// of `options`' time limit (all of it without `searchMilp`) and its node
+/// limit, which bounds each of its two CBC solves. Its 3F columns, F the
 /// forward nodes, against the MILP's O(N^2), make it fast; it is tight when
 /// the best schedule recomputes each value at most once. Problems of more
 /// than 4,000 nodes get the bound 0 (its rows hold O(N^2) terms). Errors: a

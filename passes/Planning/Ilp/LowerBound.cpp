@@ -253,7 +253,10 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
         upper[column] = 0.0;
     }
   IlpOptions solveOptions;
-  solveOptions.timeLimitSeconds = options.timeLimitSeconds / 8;
+  // Two solves: a quarter of the limit, the rest left to the MILP; all of it
+  // when there is no MILP.
+  solveOptions.timeLimitSeconds =
+      options.timeLimitSeconds / (options.searchMilp ? 8 : 2);
   solveOptions.maxNodes = options.maxNodes;
   solveOptions.logLevel = options.logLevel;
   solveOptions.seed = options.seed;
