@@ -228,6 +228,10 @@ static void tightenBound(IlpResult &result, double bound) {
     result.status = IlpStatusKind::Optimal;
 }
 
+/// How many times the relaxation is solved again at a lower budget when its
+/// solution, rounded, does not fit.
+constexpr int kMaxTightenings = 3;
+
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                                             const IlpOptions &options) {
   REMAT_RETURN_IF_ERROR(validateProblem(problem));
@@ -253,13 +257,31 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   REMAT_ASSIGN_OR_RETURN(RecomputeBound lower,
                          recomputeLowerBound(problem, options));
   // The relaxation's solution, each node recomputed once, often fits.
-  if (lower.recomputed.any()) {
-    auto rounded = fitRecomputeOnce(problem, dag, lower.recomputed);
-    if (rounded && (!startCost ||
-                    rounded->second.recomputeCost < startCost->recomputeCost)) {
-      start = std::move(rounded->first);
-      startCost = rounded->second;
+  // Where it does not, the relaxation at a budget lowered by the overshoot
+  // chooses more to recompute, a few times; only the first one's bound holds.
+  RematProblem tightened = problem;
+  llvm::BitVector chosen = lower.recomputed;
+  for (int attempt = 0; chosen.any(); ++attempt) {
+    auto rounded = fitRecomputeOnce(problem, dag, chosen);
+    if (rounded) {
+      if (!startCost ||
+          rounded->second.recomputeCost < startCost->recomputeCost) {
+        start = std::move(rounded->first);
+        startCost = rounded->second;
+      }
+      break;
     }
+    absl::StatusOr<ScheduleCost> once =
+        evaluateSchedule(problem, recomputeOnceSchedule(problem, dag, chosen));
+    if (attempt == kMaxTightenings || !once.ok() ||
+        once->peakBytes <= problem.budgetBytes ||
+        once->peakBytes - problem.budgetBytes >
+            tightened.budgetBytes - problem.constantBytes)
+      break;
+    tightened.budgetBytes -= once->peakBytes - problem.budgetBytes;
+    REMAT_ASSIGN_OR_RETURN(RecomputeBound next,
+                           recomputeLowerBound(tightened, options));
+    chosen = next.recomputed;
   }
   if (options.onProgress) {
     IlpProgress progress;
