@@ -10,7 +10,7 @@ set -eu
 remat=$1 work=$2 budgets=$3
 shift 3
 mkdir -p "$work"
-planners="chain chain=late chain=40 sqrtn memory all speed regions xla xla=scheduled mincut ap-sqrtn ap-greedy"
+planners="chain chain=late chain=40 sqrtn memory all speed regions xla xla=scheduled mincut ap-sqrtn ap-greedy ilp=60,relaxed"
 field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
 beaten=0
 for file in "$@"; do
