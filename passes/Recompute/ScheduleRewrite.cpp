@@ -38,6 +38,7 @@ public:
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound), steps_(steps),
         position_(graph.opIdBound(), kNotInGraph),
         newest_(graph.valueIdBound(), nullptr),
+        originalOf_(graph.valueIdBound(), nullptr),
         copiesOf_(forwardOpIdBound, 0) {}
 
   absl::StatusOr<RecomputeResult> run() {
@@ -99,7 +100,11 @@ private:
     return name + " (at " + opLocation(op) + ")";
   }
 
+  /// The newest copy of `value`'s original, where `value` is a forward
+  /// value or one of its copies (an op already walked reads copies).
   Value *newestOf(const Value *value) const {
+    if (value->id() < originalOf_.size() && originalOf_[value->id()])
+      value = originalOf_[value->id()];
     return value->id() < newest_.size() ? newest_[value->id()] : nullptr;
   }
 
@@ -155,10 +160,14 @@ private:
       Op *copy = createCopy(graph_, *original, operands, before);
       if (isRoot && trigger)
         copy->addControlDep(trigger);
-      if (newest_.size() < graph_.valueIdBound())
+      if (newest_.size() < graph_.valueIdBound()) {
         newest_.resize(graph_.valueIdBound(), nullptr);
-      for (unsigned i = 0; i < original->numResults(); ++i)
+        originalOf_.resize(graph_.valueIdBound(), nullptr);
+      }
+      for (unsigned i = 0; i < original->numResults(); ++i) {
         newest_[original->result(i)->id()] = copy->result(i);
+        originalOf_[copy->result(i)->id()] = original->result(i);
+      }
       ++copiesOf_[original->id()];
       copies_.push_back(copy);
       ++segment.numCopies;
@@ -218,6 +227,8 @@ private:
   std::vector<std::pair<int64_t, size_t>> stepsByPosition_;
   /// By value id: the newest copy of a forward value, or null.
   std::vector<Value *> newest_;
+  /// By value id: the forward value a copy's result copies, or null.
+  std::vector<const Value *> originalOf_;
   /// By forward op id: how many copies were made of it.
   std::vector<int64_t> copiesOf_;
   std::vector<Op *> copies_;
