@@ -20,6 +20,7 @@
 #include "Recompute/Rematerializer.h"
 
 #include "remat/Analysis/Cost.h"
+#include "remat/Analysis/TopoSort.h"
 #include "remat/IR/Diagnostics.h"
 #include "remat/Support/Status.h"
 
@@ -63,6 +64,11 @@ public:
           op->setOperand(i, newest);
       if (!isForward(*op))
         lastGradientOp = op;
+    }
+    if (readsLaterValue_) {
+      REMAT_ASSIGN_OR_RETURN(std::vector<Op *> sorted,
+                             topologicalOrder(graph_));
+      graph_.setSchedule(sorted);
     }
     return finish(order);
   }
@@ -156,6 +162,11 @@ private:
         Value *newest = newestOf(operand);
         isRoot &= !newest || newest->producer()->id() < copyIdBound(firstCopy);
         operands.push_back(newest ? newest : operand);
+        // A planner's order of the forward pass may differ from the graph's:
+        // an input made after `before` here.
+        if (!newest && wasScheduled(operand->producer()) &&
+            position_[operand->producer()->id()] > position_[before->id()])
+          readsLaterValue_ = true;
       }
       Op *copy = createCopy(graph_, *original, operands, before);
       if (isRoot && trigger)
@@ -233,6 +244,9 @@ private:
   std::vector<int64_t> copiesOf_;
   std::vector<Op *> copies_;
   std::vector<RecomputeSegment> segments_;
+  /// A copy reads a forward value made after the op it precedes: the
+  /// schedule is sorted again, keeping its order where it can.
+  bool readsLaterValue_ = false;
 };
 
 } // namespace

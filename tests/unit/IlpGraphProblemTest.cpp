@@ -26,7 +26,10 @@
 #include "remat/Pass/Autodiff.h"
 #include "remat/Pass/Schedule.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <random>
 
 namespace remat {
 namespace {
@@ -88,6 +91,68 @@ TEST(IlpGraphProblemTest, StepsMapBackToTheirSchedule) {
     EXPECT_LE(cost->peakBytes, sqrtn->cost.peakBytes);
   }
   EXPECT_GT(recomputing, 0);
+}
+
+/// `steps` spelled as the `schedule=` planner reads them.
+std::string scheduleSpelling(llvm::ArrayRef<RecomputeStep> steps) {
+  std::string text = "schedule=";
+  for (const RecomputeStep &step : steps) {
+    if (text.back() != '=')
+      text += ',';
+    text += step.before->result(0)->name().str() + ":";
+    for (size_t i = 0; i < step.ops.size(); ++i)
+      text += (i ? "+" : "") + step.ops[i]->result(0)->name().str();
+  }
+  return text;
+}
+
+// Random schedules over the nodes (each forward node computed again at a
+// random tenth of the later stages, forward ones included; S from
+// keepUntilRead), spelled as `schedule=` plans and built: the gradients are
+// plain autodiff's, the executor measures the simulated peak, and the built
+// graph peaks no higher than the model says. A copy in the backward pass of
+// an op whose input was recomputed in the forward pass once read that older
+// copy, which then stayed live from the forward pass.
+TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
+  std::mt19937 rng(11);
+  for (const auto &[name, options] : executableZooModels()) {
+    SCOPED_TRACE(name);
+    std::unique_ptr<Graph> forward = zooModel(name, options);
+    ASSERT_TRUE(forward);
+    std::unique_ptr<Graph> training = forward->clone();
+    PlanningProblem planning;
+    planning.forwardOpIdBound = training->opIdBound();
+    ASSERT_TRUE(differentiate(*training).ok());
+    planning.graph = training.get();
+    ilp::GraphProblem graph =
+        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+    int n = int(graph.problem.nodes.size());
+    int numForward = ilp::numForward(graph.problem);
+    for (int trial = 0; trial < 4; ++trial) {
+      SCOPED_TRACE(trial);
+      ilp::RematSchedule schedule = ilp::RematSchedule::empty(n);
+      for (int t = 0; t < n; ++t) {
+        schedule.compute[t].set(t);
+        if (graph.ops[t].empty())
+          continue;
+        for (int i = 0; i < std::min(t, numForward); ++i)
+          if (rng() % 10 == 0)
+            schedule.compute[t].set(i);
+      }
+      ilp::keepUntilRead(graph.problem, schedule);
+      absl::StatusOr<ilp::ScheduleCost> modelled =
+          ilp::evaluateSchedule(graph.problem, schedule);
+      ASSERT_TRUE(modelled.ok()) << modelled.status();
+      std::optional<MeasuredTraining> built = measureTraining(
+          *forward, scheduleSpelling(ilp::stepsOf(graph, schedule)), "100%", 3);
+      ASSERT_TRUE(built.has_value());
+      EXPECT_GT(built->report.flopsRecompute, 0);
+      EXPECT_LE(built->report.peakBytesAfter, modelled->peakBytes);
+      RecordProperty(name + "_" + std::to_string(trial),
+                     fmt::format("{} / {}", built->report.peakBytesAfter,
+                                 modelled->peakBytes));
+    }
+  }
 }
 
 // Steps that no schedule over the nodes can hold: before an op that starts
