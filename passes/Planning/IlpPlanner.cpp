@@ -154,8 +154,8 @@ public:
     plan.optimalityGap = result.gap;
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
-          "ilp: stopped at its limit; the plan is within {:.2f}% of the "
-          "optimal recompute cost",
+          "ilp: {}; the plan is within {:.2f}% of the optimal recompute cost",
+          options_.relaxed ? "relaxed, no MILP" : "stopped at its limit",
           100 * result.gap));
     return plan;
   }
