@@ -34,24 +34,45 @@
 namespace remat {
 namespace {
 
+/// A zoo model differentiated as the planners see it, and its ILP problem
+/// (`GraphModel::Scheduled`).
+struct DifferentiatedModel {
+  std::unique_ptr<Graph> forward;
+  std::unique_ptr<Graph> training;
+  PlanningProblem planning;
+  ilp::GraphProblem graph;
+};
+
+std::optional<DifferentiatedModel>
+differentiatedModel(const std::string &name, const ZooOptions &options) {
+  DifferentiatedModel model;
+  model.forward = zooModel(name, options);
+  if (!model.forward)
+    return std::nullopt;
+  model.training = model.forward->clone();
+  model.planning.forwardOpIdBound = model.training->opIdBound();
+  absl::Status status = differentiate(*model.training).status();
+  EXPECT_TRUE(status.ok()) << status;
+  if (!status.ok())
+    return std::nullopt;
+  model.planning.graph = model.training.get();
+  model.graph =
+      ilp::buildGraphProblem(model.planning, ilp::GraphModel::Scheduled);
+  return model;
+}
+
 TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
   for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = zooModel(name, options);
-    ASSERT_TRUE(forward);
-    std::unique_ptr<Graph> training = forward->clone();
-    PlanningProblem planning;
-    planning.forwardOpIdBound = training->opIdBound();
-    ASSERT_TRUE(differentiate(*training).ok());
-    planning.graph = training.get();
-
-    ilp::GraphProblem graph =
-        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+    std::optional<DifferentiatedModel> model =
+        differentiatedModel(name, options);
+    ASSERT_TRUE(model.has_value());
+    const ilp::GraphProblem &graph = model->graph;
     absl::StatusOr<ilp::ScheduleCost> modelled = ilp::evaluateSchedule(
         graph.problem, ilp::keepAllSchedule(graph.problem));
     ASSERT_TRUE(modelled.ok()) << modelled.status();
 
-    std::unique_ptr<Graph> plain = training->clone();
+    std::unique_ptr<Graph> plain = model->training->clone();
     ASSERT_TRUE(scheduleForMemory(*plain).ok());
     int64_t simulated = simulateMemory(*plain).peakBytes;
     EXPECT_GE(modelled->peakBytes, simulated);
@@ -66,15 +87,10 @@ TEST(IlpGraphProblemTest, StepsMapBackToTheirSchedule) {
   int recomputing = 0;
   for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = zooModel(name, options);
-    ASSERT_TRUE(forward);
-    std::unique_ptr<Graph> training = forward->clone();
-    PlanningProblem planning;
-    planning.forwardOpIdBound = training->opIdBound();
-    ASSERT_TRUE(differentiate(*training).ok());
-    planning.graph = training.get();
-    ilp::GraphProblem graph =
-        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+    std::optional<DifferentiatedModel> model =
+        differentiatedModel(name, options);
+    ASSERT_TRUE(model.has_value());
+    const ilp::GraphProblem &graph = model->graph;
     absl::StatusOr<chain::BaselineSchedule> sqrtn =
         chain::sqrtnSchedule(graph.problem);
     ASSERT_TRUE(sqrtn.ok()) << sqrtn.status();
@@ -117,15 +133,10 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
   std::mt19937 rng(11);
   for (const auto &[name, options] : executableZooModels()) {
     SCOPED_TRACE(name);
-    std::unique_ptr<Graph> forward = zooModel(name, options);
-    ASSERT_TRUE(forward);
-    std::unique_ptr<Graph> training = forward->clone();
-    PlanningProblem planning;
-    planning.forwardOpIdBound = training->opIdBound();
-    ASSERT_TRUE(differentiate(*training).ok());
-    planning.graph = training.get();
-    ilp::GraphProblem graph =
-        ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+    std::optional<DifferentiatedModel> model =
+        differentiatedModel(name, options);
+    ASSERT_TRUE(model.has_value());
+    const ilp::GraphProblem &graph = model->graph;
     int n = int(graph.problem.nodes.size());
     int numForward = ilp::numForward(graph.problem);
     for (int trial = 0; trial < 4; ++trial) {
@@ -144,7 +155,8 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
           ilp::evaluateSchedule(graph.problem, schedule);
       ASSERT_TRUE(modelled.ok()) << modelled.status();
       std::optional<MeasuredTraining> built = measureTraining(
-          *forward, scheduleSpelling(ilp::stepsOf(graph, schedule)), "100%", 3);
+          *model->forward, scheduleSpelling(ilp::stepsOf(graph, schedule)),
+          "100%", 3);
       ASSERT_TRUE(built.has_value());
       EXPECT_GT(built->report.flopsRecompute, 0);
       EXPECT_LE(built->report.peakBytesAfter, modelled->peakBytes);
@@ -158,16 +170,10 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
 // Steps that no schedule over the nodes can hold: before an op that starts
 // no node, or recomputing a gradient op.
 TEST(IlpGraphProblemTest, StepsThatNoScheduleHoldsDoNotMap) {
-  std::unique_ptr<Graph> forward = zooModel(
+  std::optional<DifferentiatedModel> model = differentiatedModel(
       "mlp", {{"layers", "2"}, {"width", "8"}, {"batch", "4"}, {"input", "4"}});
-  ASSERT_TRUE(forward);
-  std::unique_ptr<Graph> training = forward->clone();
-  PlanningProblem planning;
-  planning.forwardOpIdBound = training->opIdBound();
-  ASSERT_TRUE(differentiate(*training).ok());
-  planning.graph = training.get();
-  ilp::GraphProblem graph =
-      ilp::buildGraphProblem(planning, ilp::GraphModel::Scheduled);
+  ASSERT_TRUE(model.has_value());
+  const ilp::GraphProblem &graph = model->graph;
   int n = int(graph.problem.nodes.size());
   int firstGradient = ilp::numForward(graph.problem);
   ASSERT_LT(firstGradient + 1, n - 1);
@@ -178,7 +184,7 @@ TEST(IlpGraphProblemTest, StepsThatNoScheduleHoldsDoNotMap) {
   EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{laterGradient, {gradient}}}));
   EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{firstForward, {firstForward}}}));
   Op *param = nullptr;
-  for (Op &op : training->ops())
+  for (Op &op : model->training->ops())
     if (op.numOperands() == 0 && !param)
       param = &op;
   ASSERT_TRUE(param);
