@@ -60,52 +60,28 @@ ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
     segment[i] = g;
   }
   int numSegments = int(checkpoints.size()) + 1;
-  std::vector<int> lastReader(n, -1), lastForwardReader(n, -1),
-      firstBackwardReader(n, n);
-  for (int k = 0; k < n; ++k)
-    for (int dep : problem.nodes[k].deps) {
-      lastReader[dep] = std::max(lastReader[dep], k);
-      if (k < numFwd)
-        lastForwardReader[dep] = std::max(lastForwardReader[dep], k);
-      else
-        firstBackwardReader[dep] = std::min(firstBackwardReader[dep], k);
-    }
+  std::vector<int> firstBackwardReader(n, n);
+  for (int k = numFwd; k < n; ++k)
+    for (int dep : problem.nodes[k].deps)
+      firstBackwardReader[dep] = std::min(firstBackwardReader[dep], k);
   // Each segment is run again at the first backward stage that reads it,
   // unless that is the first backward stage: then it is simply kept.
   std::vector<int> rerunAt(numSegments, n);
   for (int i = 0; i < numFwd; ++i)
     if (segment[i] >= 0)
-      rerunAt[segment[i]] = std::min(rerunAt[segment[i]], firstBackwardReader[i]);
-  auto rerun = [&](int i) {
-    return segment[i] >= 0 && rerunAt[segment[i]] < n &&
-           rerunAt[segment[i]] > numFwd;
-  };
+      rerunAt[segment[i]] =
+          std::min(rerunAt[segment[i]], firstBackwardReader[i]);
 
   ilp::RematSchedule schedule = ilp::RematSchedule::empty(n);
-  auto keep = [&](int node, int from, int until) {
-    for (int t = from + 1; t <= until; ++t)
-      schedule.resident[t].set(node);
-  };
-  std::vector<int> checkpointUntil(n, -1);
-  for (int k = 0; k < numFwd; ++k)
-    if (rerun(k))
-      for (int dep : problem.nodes[k].deps)
-        if (segment[dep] < 0)
-          checkpointUntil[dep] =
-              std::max(checkpointUntil[dep], rerunAt[segment[k]]);
   for (int i = 0; i < n; ++i) {
     schedule.compute[i].set(i);
-    if (i >= numFwd || segment[i] < 0)
-      keep(i, i, std::max(lastReader[i], checkpointUntil[i]));
-    else if (!rerun(i))
-      keep(i, i, lastReader[i]);
-    else {
-      keep(i, i, lastForwardReader[i]);
-      int stage = rerunAt[segment[i]];
-      schedule.compute[stage].set(i);
-      keep(i, stage, lastReader[i]);
-    }
+    if (i < numFwd && segment[i] >= 0 && rerunAt[segment[i]] < n &&
+        rerunAt[segment[i]] > numFwd)
+      schedule.compute[rerunAt[segment[i]]].set(i);
   }
+  // Checkpoints stay until their segments run again, the rest until their
+  // last forward reader and then from their copy to their last reader.
+  ilp::keepUntilRead(problem, schedule);
   return schedule;
 }
 
