@@ -138,7 +138,8 @@ public:
           result.status == ilp::IlpStatusKind::Infeasible
               ? "no schedule with the gradient ops in their scheduled order "
                 "fits"
-              : "no schedule found in the time limit",
+          : options_.relaxed ? "no schedule found without the MILP"
+                             : "no schedule found in the time limit",
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size()));
       return plan;
     }
