@@ -37,6 +37,7 @@ namespace {
 /// A zoo model differentiated as the planners see it, and its ILP problem
 /// (`GraphModel::Scheduled`).
 struct DifferentiatedModel {
+  std::string name;
   std::unique_ptr<Graph> forward;
   std::unique_ptr<Graph> training;
   PlanningProblem planning;
@@ -46,6 +47,7 @@ struct DifferentiatedModel {
 std::optional<DifferentiatedModel>
 differentiatedModel(const std::string &name, const ZooOptions &options) {
   DifferentiatedModel model;
+  model.name = name;
   model.forward = zooModel(name, options);
   if (!model.forward)
     return std::nullopt;
@@ -61,18 +63,27 @@ differentiatedModel(const std::string &name, const ZooOptions &options) {
   return model;
 }
 
+/// `differentiatedModel` of every executable zoo model; a failure to build
+/// one fails the test.
+std::vector<DifferentiatedModel> differentiatedExecutableModels() {
+  std::vector<DifferentiatedModel> models;
+  for (const auto &[name, options] : executableZooModels())
+    if (std::optional<DifferentiatedModel> model =
+            differentiatedModel(name, options))
+      models.push_back(std::move(*model));
+  EXPECT_EQ(models.size(), executableZooModels().size());
+  return models;
+}
+
 TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
-  for (const auto &[name, options] : executableZooModels()) {
-    SCOPED_TRACE(name);
-    std::optional<DifferentiatedModel> model =
-        differentiatedModel(name, options);
-    ASSERT_TRUE(model.has_value());
-    const ilp::GraphProblem &graph = model->graph;
+  for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
+    SCOPED_TRACE(model.name);
+    const ilp::GraphProblem &graph = model.graph;
     absl::StatusOr<ilp::ScheduleCost> modelled = ilp::evaluateSchedule(
         graph.problem, ilp::keepAllSchedule(graph.problem));
     ASSERT_TRUE(modelled.ok()) << modelled.status();
 
-    std::unique_ptr<Graph> plain = model->training->clone();
+    std::unique_ptr<Graph> plain = model.training->clone();
     ASSERT_TRUE(scheduleForMemory(*plain).ok());
     int64_t simulated = simulateMemory(*plain).peakBytes;
     EXPECT_GE(modelled->peakBytes, simulated);
@@ -85,12 +96,9 @@ TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
 // the same cost and no higher a peak (a value is kept only to its reads).
 TEST(IlpGraphProblemTest, StepsMapBackToTheirSchedule) {
   int recomputing = 0;
-  for (const auto &[name, options] : executableZooModels()) {
-    SCOPED_TRACE(name);
-    std::optional<DifferentiatedModel> model =
-        differentiatedModel(name, options);
-    ASSERT_TRUE(model.has_value());
-    const ilp::GraphProblem &graph = model->graph;
+  for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
+    SCOPED_TRACE(model.name);
+    const ilp::GraphProblem &graph = model.graph;
     absl::StatusOr<chain::BaselineSchedule> sqrtn =
         chain::sqrtnSchedule(graph.problem);
     ASSERT_TRUE(sqrtn.ok()) << sqrtn.status();
@@ -131,12 +139,9 @@ std::string scheduleSpelling(llvm::ArrayRef<RecomputeStep> steps) {
 // copy, which then stayed live from the forward pass.
 TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
   std::mt19937 rng(11);
-  for (const auto &[name, options] : executableZooModels()) {
-    SCOPED_TRACE(name);
-    std::optional<DifferentiatedModel> model =
-        differentiatedModel(name, options);
-    ASSERT_TRUE(model.has_value());
-    const ilp::GraphProblem &graph = model->graph;
+  for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
+    SCOPED_TRACE(model.name);
+    const ilp::GraphProblem &graph = model.graph;
     int n = int(graph.problem.nodes.size());
     int numForward = ilp::numForward(graph.problem);
     for (int trial = 0; trial < 4; ++trial) {
@@ -155,12 +160,12 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
           ilp::evaluateSchedule(graph.problem, schedule);
       ASSERT_TRUE(modelled.ok()) << modelled.status();
       std::optional<MeasuredTraining> built = measureTraining(
-          *model->forward, scheduleSpelling(ilp::stepsOf(graph, schedule)),
+          *model.forward, scheduleSpelling(ilp::stepsOf(graph, schedule)),
           "100%", 3);
       ASSERT_TRUE(built.has_value());
       EXPECT_GT(built->report.flopsRecompute, 0);
       EXPECT_LE(built->report.peakBytesAfter, modelled->peakBytes);
-      RecordProperty(name + "_" + std::to_string(trial),
+      RecordProperty(model.name + "_" + std::to_string(trial),
                      fmt::format("{} / {}", built->report.peakBytesAfter,
                                  modelled->peakBytes));
     }
