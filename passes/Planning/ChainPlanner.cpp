@@ -65,20 +65,27 @@ chain::ChainProblem holdParamGradients(chain::ChainProblem problem) {
 
 /// The schedule of least modelled peak, from a table wide enough to keep
 /// everything (`validateChain` has checked that this total fits int64),
-/// without lean runs and with the parameter gradients held throughout: the
-/// budget search lands here when a plan's final peak came out over the
-/// model, and that model is the most conservative (full runs are modelled
-/// closest; gradients counted early leave room for what the chain misses).
+/// without lean runs or temporaries and with the parameter gradients held
+/// throughout: the budget search lands here when a plan's final peak came
+/// out over the model (full runs are modelled closest; gradients counted
+/// early leave room for what the chain misses). Temporaries add to a
+/// stage's steps wherever it runs: with them the steps of a few stages set
+/// the peak and the schedules below it look alike to the DP; without, it
+/// lowers what every step holds (docs/planning-chain.md#late-runs).
 absl::StatusOr<chain::ChainResult>
 solveForLowestPeak(const chain::ChainProblem &problem,
                    const chain::DpOptions &options) {
   chain::ChainProblem wide = holdParamGradients(problem);
-  for (chain::ChainStage &stage : wide.stages)
-    stage.leanRuns.clear();
   wide.budgetBytes = wide.constantBytes;
-  for (const chain::ChainStage &stage : wide.stages)
+  for (chain::ChainStage &stage : wide.stages) {
+    stage.leanRuns.clear();
+    stage.forwardTempBytes = 0;
+    stage.backwardTempBytes = 0;
+    if (stage.late)
+      stage.late->forwardBytes = 0;
     wide.budgetBytes +=
         stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+  }
   chain::DpOptions oldSlots = options;
   oldSlots.fitSlots = false;
   return chain::solveChainDpLowestPeak(wide, oldSlots);

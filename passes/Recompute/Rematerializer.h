@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <string>
@@ -85,6 +86,17 @@ inline bool needsCopy(const Level &level, const Value &value) {
 Op *createCopy(Graph &graph, const Op &original,
                llvm::ArrayRef<Value *> operands, Op *before);
 
+/// Adds (`sign` +1) or removes (-1) `copy` from a segment's figures.
+void countCopy(RecomputeSegment &segment, const Op &copy, int sign);
+
+/// Erases from the graph and from `created` (ops the rewrite made, in
+/// creation order) those whose results nothing reads and that nothing waits
+/// for, latest first, so that a chain of them goes whole; `onErase` sees
+/// each just before. A schedule may recompute values its backward no longer
+/// reads (a chain run whose output has no reader left).
+void eraseUnreadOps(Graph &graph, std::vector<Op *> &created,
+                    llvm::function_ref<void(Op &)> onErase);
+
 /// What copies made before `reader` wait for, so that no scheduler hoists
 /// them into the forward pass: the latest, by `position`, of the producers
 /// of its operands that `isGradientOp` accepts and that read something (a
@@ -131,9 +143,6 @@ private:
   Value *copyOf(const Level &level, int segment, Value *value, Op *reader);
   Value *lookupCopy(int segment, const Value *value) const;
   void copyOp(const Level &level, int segment, Op *original, Op *reader);
-
-  /// Adds (`sign` +1) or removes (-1) `copy` from a segment's figures.
-  static void count(RecomputeSegment &info, const Op &copy, int sign);
 
   /// What a copy reads for a value it does not recompute: a shared
   /// stop_gradient of it, so that no gradient could flow back through the

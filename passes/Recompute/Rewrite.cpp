@@ -116,12 +116,12 @@ void Rematerializer::copyOp(const Level &level, int segment, Op *original,
 
   int index = segmentInfo(level, segment, reader);
   copyInfo_[copy->id()] = index;
-  count(segmentsInfo_[index], *copy, +1);
+  countCopy(segmentsInfo_[index], *copy, +1);
   if (isRoot && segmentsInfo_[index].trigger)
     orderAfter(copy, segmentsInfo_[index].trigger);
 }
 
-void Rematerializer::count(RecomputeSegment &info, const Op &copy, int sign) {
+void countCopy(RecomputeSegment &info, const Op &copy, int sign) {
   info.numCopies += sign;
   info.flops += sign * opFlops(copy);
   for (unsigned i = 0; i < copy.numResults(); ++i)
@@ -202,9 +202,10 @@ void Rematerializer::growTables() {
   }
 }
 
-void Rematerializer::eraseDeadOps() {
+void eraseUnreadOps(Graph &graph, std::vector<Op *> &created,
+                    llvm::function_ref<void(Op &)> onErase) {
   llvm::DenseSet<const Op *> erased;
-  for (auto it = created_.rbegin(); it != created_.rend(); ++it) {
+  for (auto it = created.rbegin(); it != created.rend(); ++it) {
     Op *op = *it;
     bool used = !op->controlUsers().empty() ||
                 llvm::any_of(op->results(),
@@ -214,14 +215,21 @@ void Rematerializer::eraseDeadOps() {
     for (Op *dep : llvm::SmallVector<Op *, 2>(op->controlDeps().begin(),
                                               op->controlDeps().end()))
       op->removeControlDep(dep);
-    if (copyInfo_[op->id()] >= 0)
-      count(segmentsInfo_[copyInfo_[op->id()]], *op, -1);
+    onErase(*op);
     erased.insert(op);
-    graph_.erase(op);
+    graph.erase(op);
   }
-  auto isErased = [&](Op *op) { return erased.contains(op); };
-  llvm::erase_if(copies_, isErased);
-  llvm::erase_if(created_, isErased);
+  llvm::erase_if(created, [&](Op *op) { return erased.contains(op); });
+}
+
+void Rematerializer::eraseDeadOps() {
+  llvm::DenseSet<const Op *> erased;
+  eraseUnreadOps(graph_, created_, [&](Op &op) {
+    if (copyInfo_[op.id()] >= 0)
+      countCopy(segmentsInfo_[copyInfo_[op.id()]], op, -1);
+    erased.insert(&op);
+  });
+  llvm::erase_if(copies_, [&](Op *op) { return erased.contains(op); });
 }
 
 absl::StatusOr<RecomputeResult> Rematerializer::finish() {

@@ -65,6 +65,7 @@ public:
       if (!isForward(*op))
         lastGradientOp = op;
     }
+    eraseUnreadCopies();
     if (readsLaterValue_) {
       REMAT_ASSIGN_OR_RETURN(std::vector<Op *> sorted,
                              topologicalOrder(graph_));
@@ -181,14 +182,26 @@ private:
       }
       ++copiesOf_[original->id()];
       copies_.push_back(copy);
-      ++segment.numCopies;
-      segment.flops += opFlops(*copy);
-      for (unsigned i = 0; i < copy->numResults(); ++i)
-        if (!isAlias(*copy, i))
-          segment.bytes += copy->result(i)->type().byteSize();
+      if (copyOf_.size() < graph_.opIdBound())
+        copyOf_.resize(graph_.opIdBound());
+      copyOf_[copy->id()] = {original->id(), segments_.size()};
+      countCopy(segment, *copy, +1);
     }
     if (segment.numCopies > 0)
       segments_.push_back(std::move(segment));
+  }
+
+  /// Copies nothing reads (a stage run again whose output has no reader
+  /// left), whole chains of them, leave the graph and the figures.
+  void eraseUnreadCopies() {
+    eraseUnreadOps(graph_, copies_, [&](Op &copy) {
+      auto [original, segment] = copyOf_[copy.id()];
+      countCopy(segments_[segment], copy, -1);
+      --copiesOf_[original];
+    });
+    llvm::erase_if(segments_, [](const RecomputeSegment &segment) {
+      return segment.numCopies == 0;
+    });
   }
 
   /// Ops with an id below this existed before the step whose first copy is
@@ -244,6 +257,9 @@ private:
   std::vector<int64_t> copiesOf_;
   std::vector<Op *> copies_;
   std::vector<RecomputeSegment> segments_;
+  /// By op id: a copy's original (its id) and segment (its index in
+  /// `segments_`).
+  std::vector<std::pair<unsigned, size_t>> copyOf_;
   /// A copy reads a forward value made after the op it precedes: the
   /// schedule is sorted again, keeping its order where it can.
   bool readsLaterValue_ = false;

@@ -64,13 +64,28 @@ std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
   auto outputOf = [](State state, int i) { return state >> (4 * i + 2) & 1; };
   auto gradientOf = [](State state, int i) { return state >> (4 * i + 3) & 1; };
   auto doneOf = [n](State state) { return int(state >> 4 * n); };
+  // Backward i+1 has run: a run of stage i is late, or held as one.
+  auto isLate = [&](State state, int i) {
+    return i + 1 < n && i + 1 >= n - doneOf(state);
+  };
+  // Run r (1 full, 2.. lean) of stage i, early or late.
+  auto footprint = [&](int i, int run, bool late) {
+    const ChainStage &stage = chain.stages[i];
+    const StageRun *lean = run > 1 ? &stage.leanRuns[run - 2] : nullptr;
+    const std::optional<RunFootprint> &asLate = lean ? lean->late : stage.late;
+    if (late && asLate)
+      return *asLate;
+    return lean ? RunFootprint{lean->savedBytes, lean->forwardBytes,
+                               stage.forwardCost}
+                : RunFootprint{stage.savedBytes, stage.forwardTempBytes,
+                               stage.forwardCost};
+  };
   auto bytesOf = [&](State state) {
     int64_t total = chain.constantBytes;
     for (int i = 0; i < n; ++i) {
       const ChainStage &stage = chain.stages[i];
       if (int run = runOf(state, i))
-        total += run == 1 ? stage.savedBytes
-                          : stage.leanRuns[run - 2].savedBytes;
+        total += footprint(i, run, isLate(state, i)).savedBytes;
       total += outputOf(state, i) ? stage.outputBytes : 0;
       total += gradientOf(state, i) ? stage.gradientBytes : 0;
     }
@@ -107,13 +122,13 @@ std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
       if (!runOf(state, i) && inputHeld(i))
         for (int run = 1; run <= int(stage.leanRuns.size()) + 1; ++run) {
           State next = state | State(run) << 4 * i;
-          int64_t during =
-              run > 1 ? stage.leanRuns[run - 2].forwardBytes : 0;
-          if (bytesOf(next) + during <= chain.budgetBytes)
-            push(cost + stage.forwardCost, next);
+          RunFootprint forward = footprint(i, run, isLate(state, i));
+          if (bytesOf(next) + forward.forwardBytes <= chain.budgetBytes)
+            push(cost + forward.cost, next);
         }
+      // Output i has no reader left after backward i+1.
       if (runOf(state, i) && i + 1 < n && !outputOf(state, i) &&
-          live + stage.outputBytes <= chain.budgetBytes)
+          !isLate(state, i) && live + stage.outputBytes <= chain.budgetBytes)
         push(cost, state | State(4) << 4 * i);
     }
     int i = n - 1 - done;
@@ -212,6 +227,110 @@ TEST(ChainLeanRunsTest, RandomChainsAgainstExhaustiveSearch) {
   EXPECT_GE(equal * 10, cases * 9) << equal << " of " << cases;
 }
 
+// Random chains whose runs hold temporaries and whose late runs keep, hold
+// and cost less (docs/planning-chain.md#late-runs), with and without lean
+// runs: the DP's schedules are valid by the exact accounting (checked in
+// `solveLean`) and never below the exhaustive optimum, which counts a run
+// of stage i held past backward i+1 at its late size.
+TEST(ChainLeanRunsTest, RandomChainsWithLateRunsAgainstExhaustiveSearch) {
+  std::mt19937 rng(29);
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  // A late run within `saved` bytes kept, `forward` held and `cost` FLOPs.
+  auto lateWithin = [&](int64_t saved, int64_t forward, int64_t cost) {
+    int64_t lateSaved = draw(0, saved);
+    return RunFootprint{lateSaved, draw(0, saved + forward - lateSaved),
+                        draw(0, cost)};
+  };
+  int cases = 0, equal = 0, usingLate = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    ChainProblem problem;
+    problem.constantBytes = draw(0, 2);
+    int numStages = 1 + trial % 4;
+    int64_t everything = problem.constantBytes;
+    for (int i = 0; i < numStages; ++i) {
+      ChainStage stage{draw(1, 6), draw(1, 6), draw(1, 3), draw(2, 6),
+                       draw(1, 3)};
+      stage.forwardTempBytes = draw(0, 3);
+      stage.late = lateWithin(stage.savedBytes, stage.forwardTempBytes,
+                              stage.forwardCost);
+      if (trial % 2)
+        for (int r = 0, e = int(draw(1, 2)); r < e; ++r) {
+          StageRun run{draw(0, stage.savedBytes - 1), draw(0, 3), draw(1, 6),
+                       draw(0, 3)};
+          run.late =
+              lateWithin(run.savedBytes, run.forwardBytes, stage.forwardCost);
+          stage.leanRuns.push_back(run);
+        }
+      everything += stage.savedBytes + stage.outputBytes + stage.gradientBytes +
+                    stage.forwardTempBytes + 3;
+      problem.stages.push_back(stage);
+    }
+    for (int64_t budget = 1; budget <= everything; ++budget) {
+      SCOPED_TRACE(::testing::Message()
+                   << "trial " << trial << " budget " << budget);
+      problem.budgetBytes = budget;
+      std::optional<int64_t> expected = exhaustiveOptimum(problem);
+      ChainResult result = solveLean(problem);
+      if (!expected) {
+        EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+        continue;
+      }
+      if (result.status != ChainStatusKind::Optimal)
+        continue;
+      ++cases;
+      EXPECT_GE(result.cost.cost, *expected);
+      equal += result.cost.cost == *expected;
+      // A forward run after the backward of the next stage.
+      int nextBackward = numStages - 1;
+      bool late = false;
+      for (const ChainOp &op : result.schedule.ops) {
+        nextBackward -= op.kind == ChainOpKind::Backward;
+        late |= op.kind == ChainOpKind::Forward && op.stage + 1 < numStages &&
+                nextBackward <= op.stage;
+      }
+      usingLate += late;
+    }
+  }
+  EXPECT_GE(cases, 200);
+  EXPECT_GE(usingLate, cases / 3);
+  EXPECT_GE(equal * 10, cases * 9) << equal << " of " << cases;
+}
+
+// A stage like an MLP layer: matmul 0 (100 FLOPs, 4 bytes) of the stage's
+// input, bias add 1 (1 FLOP, 4 bytes), relu 2 (1 FLOP, 4 bytes), the output
+// and the only value kept. Early, the add's step holds the matmul and the
+// add (8 bytes), the relu's the add and the relu (8): 4 over the 4 kept.
+// Late, with the output read by no backward, nothing is kept or computed;
+// with it read, the late run is the run.
+TEST(ChainLeanRunsTest, FootprintsOfALayer) {
+  ilp::RematProblem problem;
+  problem.nodes = {{100, 4, {}, false}, {1, 4, {0}, false}, {1, 4, {1}, false}};
+  std::vector<char> kept = {0, 0, 1};
+  auto same = [](const RunFootprint &a, const RunFootprint &b) {
+    return a.savedBytes == b.savedBytes && a.forwardBytes == b.forwardBytes &&
+           a.cost == b.cost;
+  };
+  EXPECT_TRUE(same(stageRunFootprint(problem, {0, 1, 2}, kept, false, false),
+                   {4, 4, 102}));
+  EXPECT_TRUE(same(stageRunFootprint(problem, {0, 1, 2}, kept, true, false),
+                   {0, 0, 0}));
+  EXPECT_TRUE(same(stageRunFootprint(problem, {0, 1, 2}, kept, true, true),
+                   {4, 4, 102}));
+  // A branch only the output reads: conv 0 (10 FLOPs, 4 bytes, kept), conv
+  // 1 of 0 (10, 8 bytes), the output 2 = add(1, 0) (1, 8 bytes, kept).
+  // Early: at the add, 4 + 8 kept and 8 of conv 1: 8 over 12, 21 FLOPs.
+  // Late: conv 0 alone.
+  problem.nodes = {
+      {10, 4, {}, false}, {10, 8, {0}, false}, {1, 8, {1, 0}, false}};
+  kept = {1, 0, 1};
+  EXPECT_TRUE(same(stageRunFootprint(problem, {0, 1, 2}, kept, false, false),
+                   {12, 8, 21}));
+  EXPECT_TRUE(same(stageRunFootprint(problem, {0, 1, 2}, kept, true, false),
+                   {4, 0, 10}));
+}
+
 // Forward nodes: 0 = matmul (100 FLOPs, 4 bytes), 1 = relu of 0, 2 = matmul
 // of 1, 3 = relu of 2, the stage's output (1 FLOP each); the backward nodes
 // 4, 5, 6 read 3, 2 and 1, and 7 reads 0. Units start at each matmul:
@@ -244,19 +363,20 @@ TEST(ChainLeanRunsTest, RunsOfAHandMadeStage) {
   std::vector<int> lastForwardReader = {1, 2, 3, -1};
   std::vector<LeanRun> runs = leanRunsOfStage(
       problem, {0, 1, 2, 3},
-      {stageOf, saved, blockEnd, firstReader, lastReader, lastForwardReader});
+      {stageOf, saved, blockEnd, firstReader, lastReader, lastForwardReader},
+      /*outputRead=*/true);
   ASSERT_EQ(runs.size(), 2u);
   EXPECT_EQ(runs[0].run.savedBytes, 12);
   EXPECT_EQ(runs[0].run.extraBytes, 4);
   EXPECT_EQ(runs[0].run.extraCost, 1);
-  EXPECT_EQ(runs[0].run.forwardBytes, 4);
+  EXPECT_EQ(runs[0].run.forwardBytes, 0);
   ASSERT_EQ(runs[0].segments.size(), 1u);
   EXPECT_EQ(runs[0].segments[0].before, 6);
   EXPECT_EQ(runs[0].segments[0].nodes, (std::vector<int>{1}));
   EXPECT_EQ(runs[1].run.savedBytes, 8);
   EXPECT_EQ(runs[1].run.extraBytes, 8);
   EXPECT_EQ(runs[1].run.extraCost, 101);
-  EXPECT_EQ(runs[1].run.forwardBytes, 8);
+  EXPECT_EQ(runs[1].run.forwardBytes, 0);
   ASSERT_EQ(runs[1].segments.size(), 1u);
   EXPECT_EQ(runs[1].segments[0].before, 6);
   EXPECT_EQ(runs[1].segments[0].nodes, (std::vector<int>{0, 1}));
@@ -266,7 +386,8 @@ TEST(ChainLeanRunsTest, RunsOfAHandMadeStage) {
   saved[0] = 0;
   runs = leanRunsOfStage(
       problem, {0, 1, 2, 3},
-      {stageOf, saved, blockEnd, firstReader, lastReader, lastForwardReader});
+      {stageOf, saved, blockEnd, firstReader, lastReader, lastForwardReader},
+      /*outputRead=*/true);
   ASSERT_FALSE(runs.empty());
   EXPECT_EQ(runs[0].run.savedBytes, 12);
   EXPECT_EQ(runs[0].segments[0].nodes, (std::vector<int>{1}));

@@ -19,6 +19,7 @@
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
+#include "remat/Pass/Autodiff.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Pass/Training.h"
 #include "remat/Runtime/Executor.h"
@@ -90,6 +91,50 @@ TEST(RecomputeTest, FourOpChainWithOneCheckpoint) {
   EXPECT_EQ(cCopy->producer()->operand(0), sg);
   // The root copies wait for a gradient op.
   EXPECT_FALSE(cCopy->producer()->controlDeps().empty());
+}
+
+// A schedule may recompute values that nothing reads any more: c and d
+// again before the gradient op reading a, after every reader of theirs.
+// The rewrite erases such copies, d's first and then c's, which only d's
+// copy read; the count without rewriting agrees. What is left is d's copy
+// before its first reader: one tanh of 4 elements.
+TEST(RecomputeTest, ScheduleCopiesNothingReadsAreErased) {
+  std::unique_ptr<Graph> graph = parse(kChain);
+  ASSERT_TRUE(graph);
+  unsigned forwardOpIdBound = graph->opIdBound();
+  ASSERT_TRUE(differentiate(*graph).ok());
+  Value *a = graph->lookupValue("a"), *d = graph->lookupValue("d");
+  Op *firstReaderOfD = nullptr, *lastReaderOfA = nullptr;
+  for (Op &op : graph->ops()) {
+    if (op.id() < forwardOpIdBound)
+      continue;
+    if (!firstReaderOfD && llvm::is_contained(op.operands(), d))
+      firstReaderOfD = &op;
+    if (llvm::is_contained(op.operands(), a))
+      lastReaderOfA = &op;
+  }
+  ASSERT_TRUE(firstReaderOfD && lastReaderOfA);
+  RematPlan plan;
+  plan.schedule = std::vector<RecomputeStep>{
+      {firstReaderOfD, {d->producer()}},
+      {lastReaderOfA, {graph->lookupValue("c")->producer(), d->producer()}}};
+  std::vector<unsigned> order;
+  for (const Op &op : graph->ops())
+    order.push_back(op.id());
+  EXPECT_EQ(recomputeFlopsLowerBound(*graph, forwardOpIdBound, plan, order), 4);
+  absl::StatusOr<RecomputeResult> result =
+      rematerialize(*graph, forwardOpIdBound, plan);
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(verify(*graph).ok()) << verify(*graph);
+  EXPECT_EQ(result->numCopies, 1);
+  EXPECT_EQ(result->flopsRecompute, 4);
+  EXPECT_EQ(result->maxRecomputations, 1);
+  ASSERT_EQ(result->segments.size(), 1u);
+  EXPECT_EQ(result->segments[0].numCopies, 1);
+  EXPECT_EQ(graph->lookupValue("c.re"), nullptr);
+  const Value *dCopy = graph->lookupValue("d.re");
+  ASSERT_NE(dCopy, nullptr);
+  EXPECT_TRUE(dCopy->hasUses());
 }
 
 TEST(RecomputeTest, CheckpointsMustBeForwardValues) {

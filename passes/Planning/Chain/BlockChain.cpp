@@ -12,6 +12,7 @@
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -58,6 +59,42 @@ std::vector<int> mergeBlocks(llvm::ArrayRef<int64_t> weights, int maxStages) {
       ++k;
   }
   return stage;
+}
+
+/// How far a stage's backward, its gradient nodes `nodes` (consecutive, in
+/// order), goes over `counted` bytes while it runs: what the chain counts
+/// at its step (its input, what it keeps, the incoming gradient and what it
+/// makes). Its steps hold the values it reads from elsewhere until its last
+/// reader of them, and its own results until their last reader where that
+/// is in the stage, else to its end. Sums are within the checked byte
+/// totals.
+int64_t backwardExcess(const ilp::RematProblem &problem,
+                       llvm::ArrayRef<int> nodes,
+                       llvm::ArrayRef<int> lastReader, int64_t counted) {
+  if (nodes.empty())
+    return 0;
+  int first = nodes.front(), last = nodes.back();
+  auto inStage = [&](int node) { return node >= first && node <= last; };
+  std::vector<int64_t> freedAfter(last - first + 1, 0);
+  // What the stage reads from elsewhere, live from its start.
+  llvm::DenseSet<int> read;
+  int64_t live = 0, most = 0;
+  for (int node : nodes)
+    for (int dep : problem.nodes[node].deps)
+      if (!inStage(dep) && read.insert(dep).second) {
+        live += problem.nodes[dep].bytes;
+        if (lastReader[dep] <= last)
+          freedAfter[lastReader[dep] - first] += problem.nodes[dep].bytes;
+      }
+  for (int node : nodes) {
+    int64_t bytes = problem.nodes[node].bytes;
+    live += bytes;
+    if (lastReader[node] <= last)
+      freedAfter[std::max(node, lastReader[node]) - first] += bytes;
+    most = std::max(most, live);
+    live -= freedAfter[node - first];
+  }
+  return std::max<int64_t>(0, most - counted);
 }
 
 } // namespace
@@ -123,9 +160,12 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   // next stage's backward reads as its input too, in the next one.
   ChainProblem &chainProblem = chain.problem;
   chainProblem.stages.resize(numStages);
+  // Whether each stage's output is read at or after its own backward.
+  std::vector<char> outputRead(numStages, 0);
   chain.firstBackwardNode.assign(numStages, -1);
-  // The stage whose backward runs each gradient op.
+  // The stage whose backward runs each gradient op, and its nodes.
   llvm::DenseMap<const Op *, int> backwardStage;
+  std::vector<std::vector<int>> backwardNodes(numStages);
   int current = numStages - 1;
   for (int node = numForward; node < numNodes; ++node) {
     const ilp::RematNode &info = problem.nodes[node];
@@ -144,7 +184,12 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
       chain.firstBackwardNode[s] = node;
     for (const Op *op : graph.ops[node])
       backwardStage[op] = current;
+    backwardNodes[current].push_back(node);
     ChainStage &stage = chainProblem.stages[current];
+    // An output read at or after its own stage's backward.
+    for (int dep : info.deps)
+      if (dep < numForward && isOutput(dep) && stageOf[dep] >= current)
+        outputRead[stageOf[dep]] = 1;
     overflow |=
         llvm::AddOverflow(stage.backwardCost, info.cost, stage.backwardCost);
   }
@@ -176,6 +221,24 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   if (overflow)
     return invalidArgument("chain: the graph's cost or byte totals overflow "
                            "int64");
+  std::vector<int> lastNodeReader(numNodes, -1);
+  for (int node = 0; node < numNodes; ++node)
+    for (int dep : problem.nodes[node].deps)
+      lastNodeReader[dep] = node;
+  // After the stages' late runs, below, which say what each keeps for its
+  // backward.
+  auto countBackwardExcess = [&](int s) {
+    ChainStage &stage = chainProblem.stages[s];
+    int64_t counted = stage.late ? stage.late->savedBytes : stage.savedBytes;
+    for (int64_t bytes :
+         {s > 0 ? chainProblem.stages[s - 1].outputBytes : int64_t(0),
+          s + 1 < numStages ? chainProblem.stages[s + 1].gradientBytes
+                            : int64_t(0),
+          stage.gradientBytes, stage.paramGradientBytes})
+      counted += bytes;
+    stage.backwardTempBytes =
+        backwardExcess(problem, backwardNodes[s], lastNodeReader, counted);
+  };
 
   std::vector<char> saved(numForward), blockEnd(numForward, 0);
   for (int node = 0; node < numForward; ++node)
@@ -190,8 +253,16 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
                      firstReader, lastReader, lastForwardReader};
   chain.leanRuns.resize(numStages);
   for (int s = 0; s < numStages; ++s) {
-    chain.leanRuns[s] =
-        leanRunsOfStage(problem, chain.stageNodes[s], values);
+    const std::vector<int> &nodes = chain.stageNodes[s];
+    llvm::ArrayRef<char> kept =
+        llvm::ArrayRef<char>(saved).slice(nodes.front(), nodes.size());
+    ChainStage &stage = chainProblem.stages[s];
+    stage.forwardTempBytes =
+        stageRunFootprint(problem, nodes, kept, false, outputRead[s])
+            .forwardBytes;
+    stage.late = stageRunFootprint(problem, nodes, kept, true, outputRead[s]);
+    chain.leanRuns[s] = leanRunsOfStage(problem, nodes, values, outputRead[s]);
+    countBackwardExcess(s);
     for (const LeanRun &lean : chain.leanRuns[s])
       chainProblem.stages[s].leanRuns.push_back(lean.run);
   }

@@ -23,6 +23,7 @@
 #include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <functional>
 #include <limits>
@@ -57,8 +58,10 @@ public:
     auto slots = [slotBytes](int64_t bytes) {
       return bytes / slotBytes + (bytes % slotBytes != 0);
     };
-    for (const ChainStage &stage : problem.stages) {
+    for (int i = 0; i < numStages_; ++i) {
+      const ChainStage &stage = problem.stages[i];
       saved_.push_back(slots(stage.savedBytes));
+      backwardTemp_.push_back(slots(stage.backwardTempBytes));
       output_.push_back(slots(stage.outputBytes));
       gradient_.push_back(slots(stage.gradientBytes));
       paramGradients_.push_back(paramGradients_.back() +
@@ -67,6 +70,15 @@ public:
       for (const StageRun &run : stage.leanRuns)
         runs_.back().push_back({slots(run.savedBytes), slots(run.extraBytes),
                                 run.extraCost, slots(run.forwardBytes)});
+      footprints_.emplace_back();
+      for (int r = 0; r <= int(stage.leanRuns.size()); ++r) {
+        auto inSlots = [&](bool late) {
+          RunFootprint run = forwardRun(problem, i, r, late);
+          return RunFootprint{slots(run.savedBytes), slots(run.forwardBytes),
+                              run.cost};
+        };
+        footprints_.back().push_back({inSlots(false), inSlots(true)});
+      }
     }
   }
 
@@ -75,17 +87,25 @@ public:
   /// What run r keeps, what its backward holds on top, and what it costs
   /// on top.
   int64_t runSaved(int i, int r) const {
-    return r == 0 ? saved_[i] : runs_[i][r - 1].savedBytes;
+    return footprint(i, r, false).savedBytes;
   }
   int64_t runExtra(int i, int r) const {
     return r == 0 ? 0 : runs_[i][r - 1].extraBytes;
   }
+  /// What backward i holds beyond what it reads and makes.
+  int64_t backwardTemp(int i) const { return backwardTemp_[i]; }
   int64_t runCost(int i, int r) const {
     return r == 0 ? 0 : runs_[i][r - 1].extraCost;
   }
-  /// What run r holds during its own forward on top of what it keeps.
-  int64_t runForward(int i, int r) const {
-    return r == 0 ? 0 : runs_[i][r - 1].forwardBytes;
+  /// Run r of stage i as it runs after backward i+1 (`late`) or before it:
+  /// what it keeps and holds beyond that while it runs, in slots, and its
+  /// FLOPs.
+  const RunFootprint &footprint(int i, int r, bool late) const {
+    return footprints_[i][r][late];
+  }
+  /// What run r holds once backward i+1 has run.
+  int64_t runKept(int i, int r) const {
+    return footprint(i, r, true).savedBytes;
   }
 
   int numStages() const { return numStages_; }
@@ -126,15 +146,22 @@ public:
       need = std::max(need, held(s, kind) + input(s) + other);
     return need;
   }
-  /// Running forward s from its input: input and saved activations live.
-  int64_t forwardStep(int s) const { return input(s) + saved_[s]; }
+  /// Running forward s (the full run) from its input: input, what it keeps
+  /// and what it holds beyond that live.
+  int64_t forwardStep(int s, bool late) const {
+    const RunFootprint &run = footprint(s, 0, late);
+    return input(s) + run.savedBytes + run.forwardBytes;
+  }
   /// Taking output i from its saved activations.
   int64_t outputStep(int i) const { return saved_[i] + output_[i]; }
 
 private:
   const ChainProblem &problem_;
   int numStages_;
-  std::vector<int64_t> saved_, output_, gradient_;
+  std::vector<int64_t> saved_, backwardTemp_, output_, gradient_;
+  /// By stage and run: early and late, in slots (each rounded from its
+  /// bytes, never a difference of rounded sizes).
+  std::vector<std::vector<std::array<RunFootprint, 2>>> footprints_;
   /// Prefix sums: the parameter gradients of stages before i at [i].
   std::vector<int64_t> paramGradients_ = {0};
   /// Lean runs in slots (`extraCost` stays in FLOPs).
@@ -276,7 +303,7 @@ private:
   }
   /// Bytes held at the start for what comes after the subproblem.
   int64_t top(const Subproblem &p) const {
-    return p.pending ? chain_.saved(p.t + 1) + chain_.incoming(p.t + 1)
+    return p.pending ? chain_.runKept(p.t + 1, 0) + chain_.incoming(p.t + 1)
                      : chain_.incoming(p.t);
   }
 
@@ -295,12 +322,16 @@ void ChainDp::forEachMove(const Subproblem &p,
     if (!pending)
       return visit({MoveKind::Done});
     Move move{MoveKind::PendingBackward};
-    move.need = chain_.lastInputUse(s, kind, onTop, chain_.backwardResult(s));
+    move.need = chain_.lastInputUse(s, kind, onTop + chain_.backwardTemp(s),
+                                    chain_.backwardResult(s));
     move.cost = chain_.backwardCost(s);
     return visit(move);
   }
-  int64_t firstStep = onTop + chain_.inputLive(s, kind) + chain_.saved(s);
   bool hasChild = s < t || pending;
+  // A descent's first forward, s, comes before backward s+1.
+  const RunFootprint &first = chain_.footprint(s, 0, false);
+  int64_t firstStep =
+      onTop + chain_.inputLive(s, kind) + first.savedBytes + first.forwardBytes;
   // The last backward the subproblem runs, and the parameter gradients of
   // backwards c..last, which a child made before the rest runs.
   int lastBackward = t + int(pending);
@@ -310,18 +341,22 @@ void ChainDp::forEachMove(const Subproblem &p,
 
   // A backward that stays in the subproblem may follow a lean run; one left
   // to the caller (`leaves`, and the pending backwards) follows a full run.
+  // Without a child, forward s comes after backward s+1: a late run.
   for (int run = 0, e = leaves ? 1 : chain_.numRuns(s); run < e; ++run) {
-    int64_t saved = chain_.runSaved(s, run);
-    int64_t backward = saved + chain_.runExtra(s, run);
+    const RunFootprint &forwardRun = chain_.footprint(s, run, !hasChild);
+    int64_t saved = forwardRun.savedBytes;
+    // Backward s+1 has run when backward s does.
+    int64_t backward = chain_.runKept(s, run) + chain_.runExtra(s, run) +
+                       chain_.backwardTemp(s);
     Move keep{MoveKind::KeepSaved};
     keep.run = run;
-    keep.cost = chain_.forwardCost(s) +
+    keep.cost = forwardRun.cost +
                 (leaves ? 0 : chain_.backwardCost(s) + chain_.runCost(s, run));
-    int64_t forwardStep =
-        onTop + chain_.inputLive(s, kind) + saved + chain_.runForward(s, run);
+    int64_t whileRunning = onTop + forwardRun.forwardBytes;
+    int64_t forwardStep = whileRunning + chain_.inputLive(s, kind) + saved;
     if (leaves) {
       // Forward s is the input's last use; the child runs without it.
-      keep.need = chain_.lastInputUse(s, kind, onTop, saved);
+      keep.need = chain_.lastInputUse(s, kind, whileRunning, saved);
       keep.shift = saved;
     } else if (hasChild) {
       // The input is taken again for backward s.
@@ -334,7 +369,7 @@ void ChainDp::forEachMove(const Subproblem &p,
     } else {
       // Forward s and backward s read the same input.
       keep.need = std::max(
-          {forwardStep, chain_.lastInputUse(s, kind, onTop, saved),
+          {forwardStep, chain_.lastInputUse(s, kind, whileRunning, saved),
            chain_.input(s) + backward + onTop + chain_.backwardResult(s)});
     }
     if (hasChild) {
@@ -373,11 +408,13 @@ void ChainDp::forEachMove(const Subproblem &p,
 
     if (c > t)
       continue;
-    descent = std::max(descent, chain_.forwardStep(c));
+    // Forward c is late when backward c+1 has run: the last iteration.
+    bool late = c == t && !pending;
+    descent = std::max(descent, chain_.forwardStep(c, late));
     Move drop{MoveKind::KeepSavedDropInput, c};
-    drop.shift = held + chain_.saved(c);
+    drop.shift = held + chain_.footprint(c, 0, late).savedBytes;
     drop.need = std::max({firstStep, onTop + held + descent, drop.shift});
-    drop.cost = forward + chain_.forwardCost(c);
+    drop.cost = forward + chain_.footprint(c, 0, late).cost;
     drop.child = Subproblem{c + 1, t, Rematerialised, pending, false};
     drop.rest = Subproblem{s, c - 1, kind, true, leaves};
     drop.restShift = madeFrom(c + 1);
@@ -509,12 +546,19 @@ ChainSchedule ChainDp::schedule(int64_t m) {
 /// Every size the DP rounds to slots.
 std::vector<int64_t> chainSizes(const ChainProblem &problem) {
   std::vector<int64_t> sizes;
-  for (const ChainStage &stage : problem.stages) {
-    sizes.insert(sizes.end(), {stage.savedBytes, stage.outputBytes,
-                               stage.gradientBytes, stage.paramGradientBytes});
+  for (int i = 0, e = int(problem.stages.size()); i < e; ++i) {
+    const ChainStage &stage = problem.stages[i];
+    sizes.insert(sizes.end(),
+                 {stage.savedBytes, stage.outputBytes, stage.gradientBytes,
+                  stage.paramGradientBytes, stage.forwardTempBytes,
+                  stage.backwardTempBytes});
     for (const StageRun &run : stage.leanRuns)
       sizes.insert(sizes.end(),
                    {run.savedBytes, run.extraBytes, run.forwardBytes});
+    for (int r = 0; r <= int(stage.leanRuns.size()); ++r) {
+      RunFootprint late = forwardRun(problem, i, r, true);
+      sizes.insert(sizes.end(), {late.savedBytes, late.forwardBytes});
+    }
   }
   return sizes;
 }

@@ -22,9 +22,24 @@
 #include "absl/status/statusor.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace remat::chain {
+
+/// What a forward run of a stage keeps, holds while it runs and costs. A
+/// run after backward i+1 (a late run) has one of its own: no op left reads
+/// the stage's output, so it computes only what backward i reads and what
+/// that depends on (docs/planning-chain.md#late-runs).
+struct RunFootprint {
+  /// What it keeps. Late: an earlier run of the stage holds this much, too,
+  /// once backward i+1 has run.
+  int64_t savedBytes = 0;
+  /// How far it goes over its input and `savedBytes` while it runs.
+  int64_t forwardBytes = 0;
+  /// Its FLOPs.
+  int64_t cost = 0;
+};
 
 /// A lean forward run of a stage: it keeps less than `savedBytes` for its
 /// backward, which recomputes the rest of the stage's saved values itself.
@@ -36,9 +51,12 @@ struct StageRun {
   int64_t extraBytes = 0;
   /// Forward FLOPs the backward runs again.
   int64_t extraCost = 0;
-  /// The most dropped bytes live at once during the run itself (until their
-  /// last forward reader), on top of `savedBytes`.
+  /// How far the run goes over its input and `savedBytes` while it runs:
+  /// the values it drops and the stage's temporaries, each until its last
+  /// forward reader.
   int64_t forwardBytes = 0;
+  /// The run as a late run; none: the same as the run.
+  std::optional<RunFootprint> late;
 };
 
 /// One stage of the chain: it reads the previous stage's output (the chain's
@@ -63,6 +81,17 @@ struct ChainStage {
   /// Alternatives to keeping `savedBytes`: run r > 0 of a `Forward` op is
   /// `leanRuns[r - 1]` (docs/planning-chain.md#lean-runs).
   std::vector<StageRun> leanRuns;
+  /// How far a full forward run goes over its input and `savedBytes` while
+  /// it runs: values that no later stage reads and no backward keeps (a
+  /// matmul's output before its bias add), each until its last reader.
+  int64_t forwardTempBytes = 0;
+  /// How far its backward goes over what it reads and makes while it runs:
+  /// gradients it makes and reads itself (of a layer's output, before the
+  /// activation's backward turns it into the one it hands on).
+  int64_t backwardTempBytes = 0;
+  /// A full run as a late run; none: the same as the run. Ignored for the
+  /// last stage, whose every run computes the loss.
+  std::optional<RunFootprint> late;
 };
 
 /// A chain of stages and a budget, like `ilp::RematProblem`.
@@ -200,7 +229,9 @@ int dagNode(int numStages, ChainOpKind kind, int stage);
 /// `schedule` as Checkmate's R and S matrices over `toRematProblem`: each
 /// recomputation in the stage of the backward that follows it (of its
 /// parameter gradients' node, when it has one), each result resident from
-/// its op's stage until its last reader's.
+/// its op's stage until its last reader's. An error for lean runs and for
+/// stages whose backward does not read their output: the DAG has no node
+/// for either.
 absl::StatusOr<ilp::RematSchedule>
 toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule);
 

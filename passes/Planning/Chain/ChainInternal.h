@@ -32,6 +32,12 @@ int64_t opBytes(const ChainProblem &problem, ChainOpKind kind, int stage,
                 int run = 0);
 int64_t opCost(const ChainProblem &problem, ChainOpKind kind, int stage);
 
+/// Run `run` of `stage` (0 full, r > 0 the lean run r - 1) as a late run
+/// when `late` and the stage has one (never for the last stage), else as
+/// the run itself: what it keeps, holds beyond that while it runs, and costs.
+RunFootprint forwardRun(const ChainProblem &problem, int stage, int run,
+                        bool late);
+
 /// "forward 3", for messages.
 std::string describeOp(const ChainOp &op);
 

@@ -34,13 +34,15 @@ absl::Status validateChain(const ChainProblem &problem) {
     const ChainStage &stage = problem.stages[i];
     if (stage.forwardCost < 0 || stage.backwardCost < 0 ||
         stage.outputBytes < 0 || stage.savedBytes < 0 ||
-        stage.gradientBytes < 0 || stage.paramGradientBytes < 0)
+        stage.gradientBytes < 0 || stage.paramGradientBytes < 0 ||
+        stage.forwardTempBytes < 0 || stage.backwardTempBytes < 0)
       return invalidArgument(
           "chain problem: stage {} has a negative cost or size", i);
     overflow |= llvm::AddOverflow(forward, stage.forwardCost, forward);
     overflow |= llvm::AddOverflow(backward, stage.backwardCost, backward);
     for (int64_t size : {stage.outputBytes, stage.savedBytes,
-                         stage.gradientBytes, stage.paramGradientBytes})
+                         stage.gradientBytes, stage.paramGradientBytes,
+                         stage.forwardTempBytes, stage.backwardTempBytes})
       overflow |= llvm::AddOverflow(bytes, size, bytes);
     // A backward recomputes for one run only: its most costly and largest.
     int64_t extraCost = 0, extraBytes = 0;
@@ -56,6 +58,20 @@ absl::Status validateChain(const ChainProblem &problem) {
           runBytes);
       extraCost = std::max(extraCost, run.extraCost);
       extraBytes = std::max(extraBytes, runBytes);
+    }
+    // A late run does less than the run: it keeps, holds and costs no more.
+    for (int r = 0; r <= int(stage.leanRuns.size()); ++r) {
+      RunFootprint early = forwardRun(problem, i, r, false);
+      RunFootprint late = forwardRun(problem, i, r, true);
+      if (late.savedBytes < 0 || late.forwardBytes < 0 || late.cost < 0 ||
+          late.savedBytes > early.savedBytes ||
+          late.savedBytes + late.forwardBytes >
+              early.savedBytes + early.forwardBytes ||
+          late.cost > early.cost)
+        return invalidArgument(
+            "chain problem: stage {} has a late run that is not within its "
+            "run",
+            i);
     }
     overflow |= llvm::AddOverflow(backward, extraCost, backward);
     overflow |= llvm::AddOverflow(bytes, extraBytes, bytes);
@@ -129,6 +145,18 @@ int64_t opCost(const ChainProblem &problem, ChainOpKind kind, int stage) {
   llvm_unreachable("unknown chain op kind");
 }
 
+RunFootprint forwardRun(const ChainProblem &problem, int stage, int run,
+                        bool late) {
+  const ChainStage &s = problem.stages[stage];
+  const StageRun *lean = run > 0 ? &s.leanRuns[run - 1] : nullptr;
+  const std::optional<RunFootprint> &lateRun = lean ? lean->late : s.late;
+  if (late && lateRun && stage + 1 < int(problem.stages.size()))
+    return *lateRun;
+  return lean
+             ? RunFootprint{lean->savedBytes, lean->forwardBytes, s.forwardCost}
+             : RunFootprint{s.savedBytes, s.forwardTempBytes, s.forwardCost};
+}
+
 int numDagNodes(int numStages) { return 3 * numStages - 1; }
 
 void setLastUses(int numStages, ChainSchedule &schedule) {
@@ -162,7 +190,7 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
   // The op holding each node's latest result, and the bytes freed after
   // each op.
   std::vector<int> latest(numDagNodes(numStages), -1);
-  std::vector<int64_t> freedAfter(numOps, 0);
+  std::vector<int64_t> freedAfter(numOps, 0), resultBytes(numOps, 0);
   int nextBackward = numStages - 1;
   ChainCost result;
   result.peakBytes = problem.constantBytes;
@@ -190,22 +218,35 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
     int node = dagNode(numStages, op.kind, op.stage);
     if (latest[node] >= 0 && schedule.ops[latest[node]].lastUse >= k)
       return opError(k, "recomputes a value that is in memory");
-    // A lean run holds what it drops until its last forward reader, and a
-    // backward after it recomputes that, live during its step only.
+    // Backward i+1 is the last reader of output i.
+    bool afterNextBackward = nextBackward < op.stage + 1;
+    if (op.kind == ChainOpKind::Output && afterNextBackward)
+      return opError(k, "takes an output that nothing reads any more");
+    // A forward run holds what it drops until its last forward reader, and
+    // a backward after a lean one recomputes that, live during its step
+    // only.
+    int64_t bytes = opBytes(problem, op.kind, op.stage, op.run);
+    int64_t cost = opCost(problem, op.kind, op.stage);
     int64_t extraBytes = 0, extraCost = 0;
-    if (op.kind == ChainOpKind::Forward && op.run > 0)
-      extraBytes = problem.stages[op.stage].leanRuns[op.run - 1].forwardBytes;
+    if (op.kind == ChainOpKind::Forward) {
+      RunFootprint run =
+          forwardRun(problem, op.stage, op.run, afterNextBackward);
+      bytes = run.savedBytes;
+      extraBytes = run.forwardBytes;
+      cost = run.cost;
+    }
     if (op.kind == ChainOpKind::Backward) {
+      extraBytes = problem.stages[op.stage].backwardTempBytes;
       int run = schedule.ops[latest[dagNode(numStages, ChainOpKind::Forward,
                                             op.stage)]]
                     .run;
       if (run > 0) {
-        extraBytes = problem.stages[op.stage].leanRuns[run - 1].extraBytes;
+        extraBytes += problem.stages[op.stage].leanRuns[run - 1].extraBytes;
         extraCost = problem.stages[op.stage].leanRuns[run - 1].extraCost;
       }
     }
     latest[node] = k;
-    int64_t bytes = opBytes(problem, op.kind, op.stage, op.run);
+    resultBytes[k] = bytes;
     // validateChain bounds the sum of all sizes, and at most one result of
     // each node is live.
     live += bytes;
@@ -214,9 +255,22 @@ absl::StatusOr<ChainCost> evaluateChainSchedule(const ChainProblem &problem,
       live += problem.stages[op.stage].paramGradientBytes;
     result.peakBytes = std::max(result.peakBytes, live + extraBytes);
     freedAfter[op.lastUse] += bytes;
+    // After backward i+1, a run of stage i held from before it shrinks to
+    // what its late run keeps.
+    if (op.kind == ChainOpKind::Backward && op.stage > 0) {
+      int held = latest[dagNode(numStages, ChainOpKind::Forward, op.stage - 1)];
+      if (held >= 0 && schedule.ops[held].lastUse > k) {
+        int64_t dropped =
+            resultBytes[held] -
+            forwardRun(problem, op.stage - 1, schedule.ops[held].run, true)
+                .savedBytes;
+        resultBytes[held] -= dropped;
+        live -= dropped;
+        freedAfter[schedule.ops[held].lastUse] -= dropped;
+      }
+    }
     live -= freedAfter[k];
-    overflow |= llvm::AddOverflow(
-        result.cost, opCost(problem, op.kind, op.stage), result.cost);
+    overflow |= llvm::AddOverflow(result.cost, cost, result.cost);
     overflow |= llvm::AddOverflow(result.cost, extraCost, result.cost);
   }
   if (nextBackward >= 0)

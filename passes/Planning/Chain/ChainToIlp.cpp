@@ -84,6 +84,12 @@ absl::StatusOr<ilp::RematSchedule>
 toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule) {
   REMAT_RETURN_IF_ERROR(evaluateChainSchedule(problem, schedule).status());
   int numStages = int(problem.stages.size());
+  for (int i = 0; i < numStages; ++i)
+    if (problem.stages[i].forwardTempBytes > 0 ||
+        problem.stages[i].backwardTempBytes > 0 || problem.stages[i].late)
+      return invalidArgument("chain schedule: stage {} has temporaries or a "
+                             "late run, which the DAG does not model",
+                             i);
   DagLayout layout(problem);
   int numNodes = layout.numNodes;
   // The computations: the ops, each Backward of a stage with parameter

@@ -46,34 +46,12 @@ bool isExpensive(const ilp::RematNode &node) {
          node.cost > cheapCost;
 }
 
-/// Bytes of `dropped` (in forward order) live at once in the forward pass,
-/// each from its node to its last forward reader.
-int64_t mostLive(const ilp::RematProblem &problem,
-                 llvm::ArrayRef<std::vector<int>> dropped,
-                 const StageValues &values) {
-  std::vector<std::pair<int, int64_t>> changes;
-  for (const std::vector<int> &segment : dropped)
-    for (int node : segment) {
-      int64_t bytes = problem.nodes[node].bytes;
-      changes.push_back({node, bytes});
-      changes.push_back(
-          {std::max(node, values.lastForwardReader[node]) + 1, -bytes});
-    }
-  llvm::sort(changes);
-  int64_t live = 0, most = 0;
-  for (auto [position, bytes] : changes) {
-    live += bytes;
-    most = std::max(most, live);
-  }
-  return most;
-}
-
 /// The run keeping the saved nodes of `nodes` for which `keep` holds (and
 /// the stage's output); nullopt when it keeps every saved node.
 std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
                                 llvm::ArrayRef<int> nodes,
                                 const StageValues &values,
-                                llvm::ArrayRef<char> keep,
+                                llvm::ArrayRef<char> keep, bool outputRead,
                                 std::vector<int> &stamp, int &epoch) {
   LeanRun lean;
   int first = nodes.front();
@@ -95,7 +73,6 @@ std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
     dropped.pop_back();
   if (dropped.empty())
     return std::nullopt;
-  lean.run.forwardBytes = mostLive(problem, dropped, values);
   int stage = values.stageOf[first];
   std::vector<char> heldForRebuild(nodes.size(), 0);
   // Bytes of rebuilt values: +bytes where a segment is rebuilt, -bytes
@@ -143,6 +120,17 @@ std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
     }
     lean.segments.push_back(std::move(rebuild));
   }
+  // What the run keeps: the saved values it keeps and those held for a
+  // rebuild.
+  std::vector<char> keptByRun(nodes.size(), 0);
+  for (int node : nodes)
+    keptByRun[node - first] =
+        kept(node) && (values.saved[node] || heldForRebuild[node - first]);
+  lean.run.forwardBytes =
+      stageRunFootprint(problem, nodes, keptByRun, false, outputRead)
+          .forwardBytes;
+  lean.run.late =
+      stageRunFootprint(problem, nodes, keptByRun, true, outputRead);
   // The most rebuilt bytes live at once: frees at a position before the
   // rebuilds there.
   llvm::sort(changes);
@@ -156,9 +144,59 @@ std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
 
 } // namespace
 
+RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
+                               llvm::ArrayRef<int> nodes,
+                               llvm::ArrayRef<char> kept, bool late,
+                               bool outputRead) {
+  RunFootprint run;
+  if (nodes.empty())
+    return run;
+  int first = nodes.front(), size = int(nodes.size());
+  auto inStage = [&](int node) { return node >= first && node - first < size; };
+  std::vector<char> keeps(kept.begin(), kept.end());
+  if (late && !outputRead)
+    keeps[size - 1] = 0;
+  // Late, the kept values and what they depend on; early, every node.
+  std::vector<char> computed(size, 1);
+  if (late) {
+    computed = keeps;
+    for (int i = size - 1; i >= 0; --i)
+      if (computed[i])
+        for (int dep : problem.nodes[nodes[i]].deps)
+          if (inStage(dep))
+            computed[dep - first] = 1;
+  }
+  // Each value not kept lives until its last computed reader in the stage.
+  std::vector<int> lastReader(size, -1);
+  for (int i = 0; i < size; ++i)
+    if (computed[i])
+      for (int dep : problem.nodes[nodes[i]].deps)
+        if (inStage(dep))
+          lastReader[dep - first] = i;
+  std::vector<int64_t> freedAfter(size, 0);
+  int64_t live = 0, most = 0;
+  for (int i = 0; i < size; ++i) {
+    if (!computed[i])
+      continue;
+    const ilp::RematNode &node = problem.nodes[nodes[i]];
+    run.cost += node.cost;
+    if (keeps[i]) {
+      run.savedBytes += node.bytes;
+    } else {
+      live += node.bytes;
+      freedAfter[std::max(i, lastReader[i])] += node.bytes;
+    }
+    most = std::max(most, run.savedBytes + live);
+    live -= freedAfter[i];
+  }
+  run.forwardBytes = most - run.savedBytes;
+  return run;
+}
+
 std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
                                      llvm::ArrayRef<int> nodes,
-                                     const StageValues &values) {
+                                     const StageValues &values,
+                                     bool outputRead) {
   std::vector<LeanRun> runs;
   if (nodes.empty())
     return runs;
@@ -190,7 +228,7 @@ std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
     }
     keep[size - 1] = 1;
     std::optional<LeanRun> lean =
-        buildRun(problem, nodes, values, keep, stamp, epoch);
+        buildRun(problem, nodes, values, keep, outputRead, stamp, epoch);
     if (!lean)
       continue;
     // Runs alike in every figure the DP reads are one.

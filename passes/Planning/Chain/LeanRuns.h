@@ -52,13 +52,26 @@ struct StageValues {
   llvm::ArrayRef<int> lastForwardReader;
 };
 
+/// A forward run of the stage made of `nodes` (in order, consecutive) that
+/// keeps the values marked in `kept` (by offset from `nodes.front()`):
+/// early, all its nodes computed, each value not kept live until its last
+/// forward reader; late (`late`), only the kept values and what they depend
+/// on in the stage computed, and the stage's output not kept unless
+/// `outputRead` (backward i reads it). Linear in the stage's nodes and
+/// edges.
+RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
+                               llvm::ArrayRef<int> nodes,
+                               llvm::ArrayRef<char> kept, bool late,
+                               bool outputRead);
+
 /// The lean runs of the stage made of `nodes` (in order, its output last):
 /// distinct, each keeping less than all the saved values. Linear in the
 /// stage's nodes and edges per run, but for a segment's rebuild reaching
 /// back through earlier segments' unkept values.
 std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
                                      llvm::ArrayRef<int> nodes,
-                                     const StageValues &values);
+                                     const StageValues &values,
+                                     bool outputRead);
 
 } // namespace remat::chain
 
