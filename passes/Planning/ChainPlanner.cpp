@@ -12,9 +12,10 @@
 /// whole or lean (its backward rebuilding part of what it saves,
 /// Chain/LeanRuns.h), realised as recompute steps. Planning time depends on
 /// the stage count, not the op count: O(STAGES^3 * slots) for the DP (times
-/// the few runs a stage offers) on top of one linear walk. The chain model leaves out a block's
-/// temporaries, so `auto` shifts the budget it gives this planner until the
-/// built graph fits (docs/planning-chain.md#on-a-graph).
+/// the few runs a stage offers) on top of one linear walk. The chain model
+/// counts a block's temporaries in plain autodiff's order, and the final
+/// graph is scheduled again, so `auto` shifts the budget it gives this
+/// planner until the built graph fits (docs/planning-chain.md#on-a-graph).
 ///
 //===----------------------------------------------------------------------===//
 

@@ -147,6 +147,73 @@ std::optional<int64_t> exhaustiveOptimum(const ChainProblem &chain) {
   return std::nullopt;
 }
 
+/// A random chain for the exhaustive tests: 1 to 4 stages of small sizes,
+/// one or two lean runs each when `lean`, and with `late` temporaries and
+/// late runs within the runs they belong to. `everything` is a budget that
+/// keeps all.
+struct RandomChain {
+  ChainProblem problem;
+  int64_t everything = 0;
+};
+
+RandomChain randomChain(std::mt19937 &rng, int numStages, bool lean,
+                        bool late) {
+  auto draw = [&](int64_t lo, int64_t hi) {
+    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+  };
+  // A late run keeping at most `saved` bytes, holding at most the run's
+  // `saved + forward` while it runs, costing at most `cost`.
+  auto lateWithin = [&](int64_t saved, int64_t forward, int64_t cost) {
+    int64_t lateSaved = draw(0, saved);
+    return RunFootprint{lateSaved, draw(0, saved + forward - lateSaved),
+                        draw(0, cost)};
+  };
+  RandomChain chain;
+  chain.problem.constantBytes = draw(0, 2);
+  chain.everything = chain.problem.constantBytes;
+  for (int i = 0; i < numStages; ++i) {
+    ChainStage stage{draw(1, 6), draw(1, 6), draw(1, 3), draw(2, 6),
+                     draw(1, 3)};
+    if (late) {
+      stage.forwardTempBytes = draw(0, 3);
+      stage.late = lateWithin(stage.savedBytes, stage.forwardTempBytes,
+                              stage.forwardCost);
+    }
+    for (int r = 0, e = lean ? int(draw(1, 2)) : 0; r < e; ++r) {
+      StageRun run{draw(0, stage.savedBytes - 1), draw(0, 3), draw(1, 6),
+                   draw(0, 2)};
+      if (late)
+        run.late =
+            lateWithin(run.savedBytes, run.forwardBytes, stage.forwardCost);
+      stage.leanRuns.push_back(run);
+    }
+    chain.everything +=
+        stage.savedBytes + stage.outputBytes + stage.gradientBytes;
+    if (late)
+      chain.everything += stage.forwardTempBytes + 3;
+    chain.problem.stages.push_back(stage);
+  }
+  return chain;
+}
+
+/// `result` against the exhaustive optimum of `problem`: infeasible where
+/// it is, never below it. Returns whether both are feasible, counting such
+/// cases in `cases` and those at the optimum in `equal`.
+bool againstExhaustive(const ChainProblem &problem, const ChainResult &result,
+                       int &cases, int &equal) {
+  std::optional<int64_t> expected = exhaustiveOptimum(problem);
+  if (!expected) {
+    EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+    return false;
+  }
+  if (result.status != ChainStatusKind::Optimal)
+    return false;
+  ++cases;
+  EXPECT_GE(result.cost.cost, *expected);
+  equal += result.cost.cost == *expected;
+  return true;
+}
+
 // One stage: forward 2 FLOPs keeping 4 bytes, backward 5 FLOPs adding a
 // 1-byte gradient. Kept whole: peak 4 + 1 = 5, cost 7. The lean run keeps 1
 // byte and its backward rebuilds 2 bytes for 3 FLOPs: peak 1 + 2 + 1 = 4,
@@ -177,24 +244,10 @@ TEST(ChainLeanRunsTest, OneStageHandDerived) {
 // them using a lean run). Lean runs never cost more than none.
 TEST(ChainLeanRunsTest, RandomChainsAgainstExhaustiveSearch) {
   std::mt19937 rng(11);
-  auto draw = [&](int lo, int hi) {
-    return int64_t(std::uniform_int_distribution<int>(lo, hi)(rng));
-  };
   int cases = 0, equal = 0, usingLean = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    ChainProblem problem;
-    problem.constantBytes = draw(0, 2);
-    int numStages = 1 + trial % 4;
-    int64_t everything = problem.constantBytes;
-    for (int i = 0; i < numStages; ++i) {
-      ChainStage stage{draw(1, 6), draw(1, 6), draw(1, 3), draw(2, 6),
-                       draw(1, 3)};
-      for (int r = 0, e = int(draw(1, 2)); r < e; ++r)
-        stage.leanRuns.push_back({draw(0, stage.savedBytes - 1), draw(0, 3),
-                                  draw(1, 6), draw(0, 2)});
-      everything += stage.savedBytes + stage.outputBytes + stage.gradientBytes;
-      problem.stages.push_back(stage);
-    }
+    auto [problem, everything] =
+        randomChain(rng, 1 + trial % 4, /*lean=*/true, /*late=*/false);
     ChainProblem plain = problem;
     for (ChainStage &stage : plain.stages)
       stage.leanRuns.clear();
@@ -202,22 +255,14 @@ TEST(ChainLeanRunsTest, RandomChainsAgainstExhaustiveSearch) {
       SCOPED_TRACE(::testing::Message()
                    << "trial " << trial << " budget " << budget);
       problem.budgetBytes = plain.budgetBytes = budget;
-      std::optional<int64_t> expected = exhaustiveOptimum(problem);
       ChainResult result = solveLean(problem);
       ChainResult withoutLean = solveLean(plain);
       if (withoutLean.status == ChainStatusKind::Optimal) {
         ASSERT_EQ(result.status, ChainStatusKind::Optimal);
         EXPECT_LE(result.cost.cost, withoutLean.cost.cost);
       }
-      if (!expected) {
-        EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+      if (!againstExhaustive(problem, result, cases, equal))
         continue;
-      }
-      if (result.status != ChainStatusKind::Optimal)
-        continue;
-      ++cases;
-      EXPECT_GE(result.cost.cost, *expected);
-      equal += result.cost.cost == *expected;
       usingLean += llvm::any_of(result.schedule.ops,
                                 [](const ChainOp &op) { return op.run > 0; });
     }
@@ -234,54 +279,18 @@ TEST(ChainLeanRunsTest, RandomChainsAgainstExhaustiveSearch) {
 // of stage i held past backward i+1 at its late size.
 TEST(ChainLeanRunsTest, RandomChainsWithLateRunsAgainstExhaustiveSearch) {
   std::mt19937 rng(29);
-  auto draw = [&](int64_t lo, int64_t hi) {
-    return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
-  };
-  // A late run within `saved` bytes kept, `forward` held and `cost` FLOPs.
-  auto lateWithin = [&](int64_t saved, int64_t forward, int64_t cost) {
-    int64_t lateSaved = draw(0, saved);
-    return RunFootprint{lateSaved, draw(0, saved + forward - lateSaved),
-                        draw(0, cost)};
-  };
   int cases = 0, equal = 0, usingLate = 0;
   for (int trial = 0; trial < 40; ++trial) {
-    ChainProblem problem;
-    problem.constantBytes = draw(0, 2);
     int numStages = 1 + trial % 4;
-    int64_t everything = problem.constantBytes;
-    for (int i = 0; i < numStages; ++i) {
-      ChainStage stage{draw(1, 6), draw(1, 6), draw(1, 3), draw(2, 6),
-                       draw(1, 3)};
-      stage.forwardTempBytes = draw(0, 3);
-      stage.late = lateWithin(stage.savedBytes, stage.forwardTempBytes,
-                              stage.forwardCost);
-      if (trial % 2)
-        for (int r = 0, e = int(draw(1, 2)); r < e; ++r) {
-          StageRun run{draw(0, stage.savedBytes - 1), draw(0, 3), draw(1, 6),
-                       draw(0, 3)};
-          run.late =
-              lateWithin(run.savedBytes, run.forwardBytes, stage.forwardCost);
-          stage.leanRuns.push_back(run);
-        }
-      everything += stage.savedBytes + stage.outputBytes + stage.gradientBytes +
-                    stage.forwardTempBytes + 3;
-      problem.stages.push_back(stage);
-    }
+    auto [problem, everything] =
+        randomChain(rng, numStages, /*lean=*/trial % 2 != 0, /*late=*/true);
     for (int64_t budget = 1; budget <= everything; ++budget) {
       SCOPED_TRACE(::testing::Message()
                    << "trial " << trial << " budget " << budget);
       problem.budgetBytes = budget;
-      std::optional<int64_t> expected = exhaustiveOptimum(problem);
       ChainResult result = solveLean(problem);
-      if (!expected) {
-        EXPECT_EQ(result.status, ChainStatusKind::Infeasible);
+      if (!againstExhaustive(problem, result, cases, equal))
         continue;
-      }
-      if (result.status != ChainStatusKind::Optimal)
-        continue;
-      ++cases;
-      EXPECT_GE(result.cost.cost, *expected);
-      equal += result.cost.cost == *expected;
       // A forward run after the backward of the next stage.
       int nextBackward = numStages - 1;
       bool late = false;
