@@ -164,6 +164,7 @@ public:
               ? ", parameter gradients counted from their backward"
               : ""));
 
+    plan.modelledPeakBytes = result.cost.peakBytes;
     if (result.status == chain::ChainStatusKind::Infeasible) {
       REMAT_ASSIGN_OR_RETURN(result,
                              solveForLowestPeak(blocks.problem, options));
@@ -179,6 +180,12 @@ public:
           blocks.problem.stages.size(), formatBytes(*problem.budgetBytes),
           formatBytes(held.constantBytes),
           formatBytes(result.cost.peakBytes)));
+      // The fallback's peak by the model the planner plans with, which
+      // counts temporaries.
+      REMAT_ASSIGN_OR_RETURN(
+          chain::ChainCost modelled,
+          chain::evaluateChainSchedule(solved, result.schedule));
+      plan.modelledPeakBytes = modelled.peakBytes;
     }
     std::vector<RecomputeStep> steps =
         chain::stepsOfChain(graph, blocks, result.schedule);

@@ -207,6 +207,7 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
   for (int round = 0; round < rounds; ++round) {
     REMAT_ASSIGN_OR_RETURN(BasePlan plan,
                            planStrategy(base, options, strategy, told));
+    std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
     const Round *again = nullptr;
     for (const Round &earlier : done)
       if (samePlan(earlier.plan, plan.plan))
@@ -233,6 +234,11 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
       best = std::move(built);
     best->builds = builds;
     best->unbuilt = round + 1 - builds;
+    // A plan over the budget and over the told budget by its planner's own
+    // model (nothing fitted there) says nothing of what told budgets
+    // overshoot: the next is the one at which that model, off by what it
+    // missed, would land on the budget.
+    bool pastModel = peak > budget && modelled && *modelled > told;
     if (same)
       break;
     int64_t miss = 0;
@@ -241,11 +247,11 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
       // A plan that recomputes nothing cannot get cheaper.
       if (flops == 0)
         break;
-    } else {
+    } else if (!pastModel) {
       hi = std::min(hi, told);
     }
     if (llvm::SubOverflow(budget, peak, miss) ||
-        llvm::AddOverflow(told, miss, told))
+        llvm::AddOverflow(pastModel ? *modelled : told, miss, told))
       break;
     // Stay strictly inside the bracket; stop once it is within 0.5%.
     if (told <= lo || told >= hi)

@@ -178,7 +178,19 @@ TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
     EXPECT_EQ(progress.find("counted from their backward") != std::string::npos,
               budget < heldLowest->cost.peakBytes)
         << progress;
+    ASSERT_TRUE(plan->modelledPeakBytes);
+    EXPECT_LE(*plan->modelledPeakBytes, budget);
   }
+  // Below the lowest peak of either model: the plan for the lowest peak, a
+  // warning, and its peak by the late model, over the budget told, which
+  // is what the budget search calibrates from.
+  fixture.planning.budgetBytes = lateLowest->cost.peakBytes - 1;
+  fixture.planning.onProgress = nullptr;
+  absl::StatusOr<RematPlan> fallback = (*planner)->plan(fixture.planning);
+  ASSERT_TRUE(fallback.ok()) << fallback.status();
+  EXPECT_FALSE(fallback->warnings.empty());
+  ASSERT_TRUE(fallback->modelledPeakBytes);
+  EXPECT_GE(*fallback->modelledPeakBytes, lateLowest->cost.peakBytes);
 
   // Told `late`, it counts them late whether or not holding them fits.
   absl::StatusOr<std::unique_ptr<Planner>> latePlanner =
