@@ -66,8 +66,8 @@ std::vector<int> mergeBlocks(llvm::ArrayRef<int64_t> weights, int maxStages) {
 /// at its step (its input, what it keeps, the incoming gradient and what it
 /// makes). Its steps hold the values it reads from elsewhere until its last
 /// reader of them, and its own results until their last reader where that
-/// is in the stage, else to its end. Sums are within the checked byte
-/// totals.
+/// is in the stage, else to its end. Sums are within the problem's total,
+/// which `validateProblem` bounds.
 int64_t backwardExcess(const ilp::RematProblem &problem,
                        llvm::ArrayRef<int> nodes,
                        llvm::ArrayRef<int> lastReader, int64_t counted) {
@@ -103,6 +103,8 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
                                            llvm::ArrayRef<const Value *> gradientOutputs,
                                            int maxStages) {
   const ilp::RematProblem &problem = graph.problem;
+  // Bounds the sum of all nodes' bytes, which the walks below add up.
+  REMAT_RETURN_IF_ERROR(ilp::validateProblem(problem));
   int numNodes = int(problem.nodes.size());
   int numForward = ilp::numForward(problem);
   if (numForward == 0)

@@ -58,7 +58,7 @@ struct StageValues {
 /// forward reader; late (`late`), only the kept values and what they depend
 /// on in the stage computed, and the stage's output not kept unless
 /// `outputRead` (backward i reads it). Linear in the stage's nodes and
-/// edges.
+/// edges; `problem` passed `ilp::validateProblem`, so no sum overflows.
 RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
                                llvm::ArrayRef<int> nodes,
                                llvm::ArrayRef<char> kept, bool late,
