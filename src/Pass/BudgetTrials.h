@@ -102,7 +102,9 @@ tryStrategy(const DifferentiatedGraph &base, const TrainingOptions &options,
 
 /// Builds the modelled planner `strategy` at budgets shifted by what its
 /// model missed, bracketing the largest told budget whose graph fits, and
-/// returns the best trial. A few builds, each O(graph).
+/// returns the best trial: at most `rounds` plans a search, and a second
+/// search where a plan past its own model fits (docs/planners.md#chain). A
+/// few builds, each O(graph).
 absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     const TrainingOptions &options,
                                     const std::string &strategy, int64_t budget,
