@@ -60,7 +60,6 @@ public:
     };
     for (int i = 0; i < numStages_; ++i) {
       const ChainStage &stage = problem.stages[i];
-      saved_.push_back(slots(stage.savedBytes));
       backwardTemp_.push_back(slots(stage.backwardTempBytes));
       output_.push_back(slots(stage.outputBytes));
       gradient_.push_back(slots(stage.gradientBytes));
@@ -109,7 +108,7 @@ public:
   }
 
   int numStages() const { return numStages_; }
-  int64_t saved(int i) const { return saved_[i]; }
+  int64_t saved(int i) const { return footprint(i, 0, false).savedBytes; }
   int64_t gradient(int i) const { return gradient_[i]; }
   /// The parameter gradients of backwards a..b, live once they have run.
   int64_t paramGradients(int a, int b) const {
@@ -131,7 +130,7 @@ public:
   int64_t held(int s, int kind) const {
     if (s == 0 || kind == Rematerialised)
       return 0;
-    return kind == Held ? input(s) : saved_[s - 1];
+    return kind == Held ? input(s) : saved(s - 1);
   }
   /// Bytes live for the input while a forward reads it.
   int64_t inputLive(int s, int kind) const {
@@ -153,12 +152,12 @@ public:
     return input(s) + run.savedBytes + run.forwardBytes;
   }
   /// Taking output i from its saved activations.
-  int64_t outputStep(int i) const { return saved_[i] + output_[i]; }
+  int64_t outputStep(int i) const { return saved(i) + output_[i]; }
 
 private:
   const ChainProblem &problem_;
   int numStages_;
-  std::vector<int64_t> saved_, backwardTemp_, output_, gradient_;
+  std::vector<int64_t> backwardTemp_, output_, gradient_;
   /// By stage and run: early and late, in slots (each rounded from its
   /// bytes, never a difference of rounded sizes).
   std::vector<std::vector<std::array<RunFootprint, 2>>> footprints_;
