@@ -114,19 +114,26 @@ bool samePlan(const RematPlan &a, const RematPlan &b) {
 
 } // namespace
 
-std::vector<std::string> autoCandidates(const Graph &graph, bool forOneBudget) {
+std::vector<std::string> autoCandidates(const Graph &graph, CandidateSet set) {
+  bool forOneBudget = set != CandidateSet::Sweep;
+  // Plain autodiff and the planners that take no budget.
+  bool budgetFree = set != CandidateSet::AtLowestPeak;
   // The rule-based planners' own choices early, so that `auto` is never
   // worse than them at the same budget. The DP and the ILP plan for one
   // budget.
-  std::vector<std::string> strategies = {"none"};
+  std::vector<std::string> strategies;
+  if (budgetFree)
+    strategies.push_back("none");
   if (forOneBudget)
     strategies.push_back("chain");
-  llvm::append_range(strategies, std::vector<std::string>{"sqrtn", "memory"});
   int64_t limit = int64_t(graph.numOps());
-  for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
-    strategies.push_back(fmt::format("sqrtn={}", k));
-  llvm::append_range(strategies,
-                     std::vector<std::string>{"all", "speed", "regions"});
+  if (budgetFree) {
+    llvm::append_range(strategies, std::vector<std::string>{"sqrtn", "memory"});
+    for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
+      strategies.push_back(fmt::format("sqrtn={}", k));
+    llvm::append_range(strategies,
+                       std::vector<std::string>{"all", "speed", "regions"});
+  }
   if (forOneBudget)
     llvm::append_range(
         strategies,

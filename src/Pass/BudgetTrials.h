@@ -63,6 +63,18 @@ constexpr int kCalibrationRounds = 8;
 /// in timings and sweeps (after the strategy).
 inline constexpr const char *kSummedAtOnce = ", gradients summed at once";
 
+/// Which of `auto`'s candidates a search tries.
+enum class CandidateSet {
+  /// For a sweep over budgets: the planners that take no budget.
+  Sweep,
+  /// For one budget: every candidate.
+  OneBudget,
+  /// For one budget again, at the lowest peak a search over the user's
+  /// budget found: the planners whose plans depend on the budget (one that
+  /// takes none gives the plan already tried).
+  AtLowestPeak,
+};
+
 /// The strategies `auto` tries, most promising first: plain autodiff, for
 /// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
 /// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
@@ -72,7 +84,7 @@ inline constexpr const char *kSummedAtOnce = ", gradients summed at once";
 /// PyTorch's passes (`xla`, `mincut`), Checkmate's baselines and, on small
 /// graphs, the ILP.
 /// O(log ops) plans.
-std::vector<std::string> autoCandidates(const Graph &graph, bool forOneBudget);
+std::vector<std::string> autoCandidates(const Graph &graph, CandidateSet set);
 
 /// Whether `strategy` plans against its own model of memory (`chain`), so
 /// that the budget it is told may be shifted to land the built graph's

@@ -17,6 +17,8 @@
 /// against a model of memory; the search shifts the budget it gives it by
 /// what the model missed. Where summing partial gradients as they come
 /// lowers plain autodiff's peak, every candidate is tried on that graph too.
+/// Where no plan fits, the planners that take a budget are tried again,
+/// told the lowest peak found.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -28,8 +30,11 @@
 #include "remat/Support/Stopwatch.h"
 #include "remat/Support/Units.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 #include <optional>
 #include <string>
@@ -48,7 +53,75 @@ struct SearchBase {
   const TrainingOptions *options;
   /// Added to its candidates' names in the search's timings.
   const char *label;
+  /// Plain autodiff's trial, unbuilt; moved out by the search that tries
+  /// it.
+  std::optional<Trial> *plain;
+  double plainSeconds = 0;
 };
+
+/// What the searches of one `auto` run share: the work they may do in all
+/// (`kSearchOpBudget`), the plans they tried and their timings.
+struct SearchState {
+  int64_t forwardOps;
+  std::vector<ReportSearchTime> &timings;
+  int64_t work = 0;
+  int64_t plansTried = 0;
+};
+
+/// How the timings name the candidates of the search at the lowest peak.
+constexpr const char *kAtLowestPeak = ", at the lowest peak found";
+
+/// Tries `strategies` on every base in order, within the work `search` has
+/// left, and returns the best trial within `budget` (`isBetter`); none when
+/// no work was left. Plain autodiff is tried where its base still has its
+/// trial. A plan that recomputes more than `toBeat` FLOPs, or than a plan
+/// found within the budget, is not built.
+absl::StatusOr<std::optional<Trial>>
+searchCandidates(llvm::ArrayRef<SearchBase> bases,
+                 llvm::ArrayRef<std::string> strategies, int64_t budget,
+                 llvm::StringRef label, SearchState &search,
+                 std::optional<int64_t> toBeat = std::nullopt) {
+  std::optional<Trial> best;
+  Stopwatch stopwatch;
+  for (int b = 0, e = int(bases.size()); b < e; ++b) {
+    const SearchBase &from = bases[b];
+    for (const std::string &strategy : strategies) {
+      if (search.work >= kSearchOpBudget)
+        return best;
+      if (strategy == "none" && !from.plain->has_value())
+        continue;
+      ++search.plansTried;
+      stopwatch.restart();
+      if (best && best->peakBytes <= budget)
+        toBeat = std::min(toBeat.value_or(best->flopsRecompute),
+                          best->flopsRecompute);
+      Trial trial;
+      double seconds = 0;
+      if (strategy == "none") {
+        trial = std::move(**from.plain);
+        from.plain->reset();
+        seconds = from.plainSeconds;
+      } else if (isModelledPlanner(strategy)) {
+        REMAT_ASSIGN_OR_RETURN(
+            trial, tryCalibrated(*from.graph, *from.options, strategy, budget));
+      } else {
+        REMAT_ASSIGN_OR_RETURN(trial, tryStrategy(*from.graph, *from.options,
+                                                  strategy, budget,
+                                                  /*keepGraph=*/true, toBeat));
+      }
+      if (strategy != "none")
+        seconds = stopwatch.seconds();
+      trial.base = b;
+      search.work += search.forwardOps * trial.builds +
+                     search.forwardOps / kPlansPerBuild * trial.unbuilt;
+      search.timings.push_back({strategy + from.label + label.str(),
+                                trial.builds, seconds, trial.unbuilt});
+      if (!trial.dropped && (!best || isBetter(trial, *best, budget)))
+        best = std::move(trial);
+    }
+  }
+  return best;
+}
 
 } // namespace
 
@@ -58,7 +131,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   // The candidates and the search's size are the forward graph's.
   std::vector<std::string> strategies = {options.strategy};
   if (searching)
-    strategies = autoCandidates(graph, /*forOneBudget=*/true);
+    strategies = autoCandidates(graph, CandidateSet::OneBudget);
   int64_t forwardOps = int64_t(graph.numOps());
   std::vector<ReportSearchTime> searchTimings;
   Stopwatch stopwatch;
@@ -107,7 +180,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
 
   // The bases searched, in order: summed at once first where that lowers
   // plain autodiff's peak (its plans start lower), then the options' own.
-  std::vector<SearchBase> bases = {{&base, &options, ""}};
+  std::vector<SearchBase> bases = {{&base, &options, "", &plain, plainSeconds}};
   TrainingOptions summedOptions = options;
   std::optional<DifferentiatedGraph> summed;
   std::optional<Trial> summedPlain;
@@ -120,7 +193,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     searchTimings.push_back(
         {"autodiff, gradients summed at once", 0, stopwatch.seconds()});
     if (summedPlain->peakBytes < plainPeak) {
-      bases.insert(bases.begin(), {&*summed, &summedOptions, kSummedAtOnce});
+      bases.insert(bases.begin(),
+                   {&*summed, &summedOptions, kSummedAtOnce, &summedPlain});
       // The floor bounds the plans of both graphs: the lower of theirs.
       REMAT_ASSIGN_OR_RETURN(
           PeakFloor summedFloor,
@@ -138,42 +212,24 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   std::optional<Trial> best;
   int64_t plansTried = 1;
   if (searching) {
-    int64_t work = 0;
-    plansTried = 0;
-    for (int b = 0, e = int(bases.size()); b < e; ++b) {
-      const SearchBase &from = bases[b];
-      for (size_t i = 0; i < strategies.size() && work < kSearchOpBudget;
-           ++i, ++plansTried) {
-        const std::string &strategy = strategies[i];
-        stopwatch.restart();
-        std::optional<int64_t> toBeat;
-        if (best && best->peakBytes <= budget)
-          toBeat = best->flopsRecompute;
-        Trial trial;
-        double seconds = 0;
-        if (strategy == "none") {
-          trial = std::move(from.graph == &base ? *plain : *summedPlain);
-          seconds = from.graph == &base ? plainSeconds : 0;
-        } else if (isModelledPlanner(strategy)) {
-          REMAT_ASSIGN_OR_RETURN(
-              trial,
-              tryCalibrated(*from.graph, *from.options, strategy, budget));
-        } else {
-          REMAT_ASSIGN_OR_RETURN(
-              trial, tryStrategy(*from.graph, *from.options, strategy, budget,
-                                 /*keepGraph=*/true, toBeat));
-        }
-        if (strategy != "none")
-          seconds = stopwatch.seconds();
-        trial.base = b;
-        work += forwardOps * trial.builds +
-                forwardOps / kPlansPerBuild * trial.unbuilt;
-        searchTimings.push_back(
-            {strategy + from.label, trial.builds, seconds, trial.unbuilt});
-        if (!trial.dropped && (!best || isBetter(trial, *best, budget)))
-          best = std::move(trial);
-      }
+    SearchState search{forwardOps, searchTimings};
+    REMAT_ASSIGN_OR_RETURN(
+        best, searchCandidates(bases, strategies, budget, "", search));
+    // Over the budget, the lowest peak found is what the user gets: the
+    // cheapest plan the search finds within it, told that peak (the plan
+    // of least modelled peak recomputes more than plans the model
+    // wrongly believes over it, docs/strategies.md#budgets).
+    if (best->peakBytes > budget && best->flopsRecompute > 0) {
+      REMAT_ASSIGN_OR_RETURN(
+          std::optional<Trial> atLowest,
+          searchCandidates(
+              bases, autoCandidates(graph, CandidateSet::AtLowestPeak),
+              best->peakBytes, kAtLowestPeak, search, best->flopsRecompute));
+      if (atLowest && atLowest->peakBytes <= best->peakBytes &&
+          atLowest->flopsRecompute < best->flopsRecompute)
+        best = std::move(atLowest);
     }
+    plansTried = search.plansTried;
   } else {
     stopwatch.restart();
     if (isModelledPlanner(options.strategy)) {

@@ -64,7 +64,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
                     const TrainingOptions &fromOptions,
                     llvm::StringRef label) -> absl::Status {
     for (const std::string &strategy :
-         autoCandidates(graph, /*forOneBudget=*/false)) {
+         autoCandidates(graph, CandidateSet::Sweep)) {
       if (strategy == "none")
         continue;
       REMAT_ASSIGN_OR_RETURN(Trial trial,
