@@ -162,9 +162,11 @@ int64_t estimatePeak(const CutProblem &cut, const Recomputation &plan) {
   return problem.constantBytes + peak;
 }
 
-/// The plan of the cut that saves `saved`.
-RematPlan planOf(const CutProblem &cut, const Recomputation &recompute) {
+/// The plan of `recompute`, whose peak is estimated at `peak`.
+RematPlan planOf(const CutProblem &cut, const Recomputation &recompute,
+                 int64_t peak) {
   RematPlan plan;
+  plan.modelledPeakBytes = peak;
   if (recompute.copies.empty())
     plan.plain = true;
   else
@@ -193,7 +195,7 @@ public:
     int64_t peak = estimatePeak(cut, recompute);
     report(problem, "default", saved, recompute, peak);
     if (!problem.budgetBytes || peak <= *problem.budgetBytes)
-      return planOf(cut, recompute);
+      return planOf(cut, recompute, peak);
     return planForBudget(problem, cut, saved, peak, *problem.budgetBytes);
   }
 
@@ -237,7 +239,7 @@ private:
       recompute = recomputation(cut, defaultSaved);
       peak = defaultPeak;
     }
-    RematPlan plan = planOf(cut, recompute);
+    RematPlan plan = planOf(cut, recompute, peak);
     if (peak > budget)
       plan.warnings.push_back(fmt::format(
           "mincut: the knapsack's cut has an estimated peak of {}, over the "

@@ -376,6 +376,7 @@ public:
           "peak stays at {}, over the budget of {}",
           walk.stuckAt, graph.problem.nodes.size(), formatBytes(walk.peak),
           formatBytes(*problem.budgetBytes)));
+    plan.modelledPeakBytes = walk.peak;
     if (walk.copies.empty())
       plan.plain = true;
     else

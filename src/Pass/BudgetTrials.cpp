@@ -158,6 +158,11 @@ bool isModelledPlanner(llvm::StringRef strategy) {
   return strategy == "chain" || strategy.startswith("chain=");
 }
 
+bool isCalibratedInSearch(llvm::StringRef strategy) {
+  return isModelledPlanner(strategy) || strategy == "xla" ||
+         strategy.startswith("xla=") || strategy == "mincut";
+}
+
 bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
   bool fits = candidate.peakBytes <= budget,
        bestFits = best.peakBytes <= budget;

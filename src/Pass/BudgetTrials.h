@@ -91,6 +91,13 @@ std::vector<std::string> autoCandidates(const Graph &graph, CandidateSet set);
 /// simulated peak within the real one.
 bool isModelledPlanner(llvm::StringRef strategy);
 
+/// Whether `auto` calibrates `strategy` as it does a modelled planner: the
+/// modelled planners and the heuristics that estimate their own peak (XLA's
+/// walk, the min-cut's knapsack), which land elsewhere than they estimate
+/// and are not monotone in the budget they are told. Told a budget by the
+/// user, they plan for it as their originals do.
+bool isCalibratedInSearch(llvm::StringRef strategy);
+
 /// Whether `candidate` is a better choice than `best` within `budget`:
 /// within the budget beats over it; among plans within it the fewer
 /// recompute FLOPs, then the lower peak; among plans over it the lower peak.
@@ -112,7 +119,7 @@ tryStrategy(const DifferentiatedGraph &base, const TrainingOptions &options,
             const std::string &strategy, std::optional<int64_t> budget = {},
             bool keepGraph = true, std::optional<int64_t> toBeat = {});
 
-/// Builds the modelled planner `strategy` at budgets shifted by what its
+/// Builds `strategy` (a calibrated planner) at budgets shifted by what its
 /// model missed, bracketing the largest told budget whose graph fits, and
 /// returns the best trial: at most `rounds` plans a search, and a second
 /// search where a plan past its own model fits (docs/planners.md#chain). A

@@ -14,11 +14,11 @@
 /// with the least recompute FLOPs. Every candidate is planned first: once a
 /// plan fits, a later one whose copies cost more (counted without building,
 /// `recomputeFlopsLowerBound`) is dropped unbuilt. The chain planner plans
-/// against a model of memory; the search shifts the budget it gives it by
-/// what the model missed. Where summing partial gradients as they come
-/// lowers plain autodiff's peak, every candidate is tried on that graph too.
-/// Where no plan fits, the planners that take a budget are tried again,
-/// told the lowest peak found.
+/// against a model of memory, XLA's pass and the min-cut against estimates;
+/// the search shifts the budget it gives them by what they missed. Where
+/// summing partial gradients as they come lowers plain autodiff's peak, every
+/// candidate is tried on that graph too. Where no plan fits, the planners that
+/// take a budget are tried again, told the lowest peak found.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -101,7 +101,7 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
         trial = std::move(**from.plain);
         from.plain->reset();
         seconds = from.plainSeconds;
-      } else if (isModelledPlanner(strategy)) {
+      } else if (isCalibratedInSearch(strategy)) {
         REMAT_ASSIGN_OR_RETURN(
             trial, tryCalibrated(*from.graph, *from.options, strategy, budget));
       } else {

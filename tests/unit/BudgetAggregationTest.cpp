@@ -66,7 +66,9 @@ TEST(BudgetAggregationTest, SummingAtOnceMeetsABudgetNoRecomputationCanMeet) {
   EXPECT_EQ(report.flopsRecompute, 0);
   EXPECT_EQ(report.aggregateCount, 2);
   EXPECT_EQ(report.aggregateBytes, 0);
-  EXPECT_EQ(built->planned.peakBytes, summedPeak);
+  // At most the summed graph's peak: copies of ops that cost no FLOPs
+  // (XLA's pass, calibrated, copies such) may lower it further.
+  EXPECT_LE(built->planned.peakBytes, summedPeak);
   // Plain autodiff, and the budget's share, stay the options' own.
   EXPECT_EQ(report.peakBytesBefore, plainPeak);
   EXPECT_EQ(built->plain.peakBytes, plainPeak);

@@ -158,6 +158,36 @@ TEST(BudgetTest, AnUnreachableBudgetGetsTheCheapestPlanAtTheLowestPeak) {
   EXPECT_GT(over.flopsRecompute, 0);
 }
 
+// XLA's pass and the min-cut's knapsack land elsewhere than they estimate,
+// and not monotonically in the budget they are told: on the small U-Net at
+// 80% of its plain peak, `mincut` told the budget is over it, told 15% more
+// it fits recomputing 76,288 FLOPs, where the best plan told the budget
+// itself recomputes 586,240 (docs/strategies.md#budgets). `auto`, which
+// calibrates them, is no costlier than any of them told budgets near the
+// user's whose build fits.
+TEST(BudgetTest, AutoIsNoCostlierThanHeuristicsToldNearbyBudgets) {
+  std::unique_ptr<Graph> forward = zooModel(
+      "unet",
+      {{"depth", "2"}, {"channels", "4"}, {"batch", "1"}, {"image", "16"}});
+  ASSERT_TRUE(forward);
+  TrainingReport search = expectWithinBudget(*forward, "80%");
+  ASSERT_EQ(search.budgetMet, true);
+  int64_t budget = *search.budgetBytes;
+  int fitting = 0;
+  for (int percent = 90; percent <= 130; percent += 5) {
+    std::string told = std::to_string(budget * percent / 100);
+    for (const char *planner : {"xla", "xla=scheduled", "mincut"}) {
+      TrainingReport alone = buildAt(*forward, planner, told);
+      if (alone.peakBytesAfter > budget)
+        continue;
+      ++fitting;
+      EXPECT_LE(search.flopsRecompute, alone.flopsRecompute)
+          << planner << " told " << told;
+    }
+  }
+  EXPECT_GT(fitting, 3);
+}
+
 TEST(BudgetTest, AGivenStrategyIsJudgedAgainstTheBudget) {
   std::unique_ptr<Graph> forward = deepMlp();
   ASSERT_TRUE(forward);

@@ -78,7 +78,8 @@ struct RematPlan {
   /// The proven relative gap to the optimal recompute cost (0: optimal).
   std::optional<double> optimalityGap;
   /// The peak the planner's own model gives the plan, where it has one (the
-  /// chain DP's); above the budget it was told when nothing fitted there.
+  /// chain DP's, XLA's walk's, the min-cut's estimate); above the budget it
+  /// was told when nothing fitted there.
   std::optional<int64_t> modelledPeakBytes;
   /// One-line remarks for the user (a plan that saves nothing, a time limit
   /// reached).
