@@ -70,6 +70,9 @@ private:
       report_.graph = graph->name().str();
     TrainingOptions training = options_.training;
     training.budget = std::to_string(options_.memoryBytes);
+    // A batch is judged by whether it fits; the cheapest plan at the lowest
+    // peak of one that does not is of no use.
+    training.searchAtLowestPeak = false;
     REMAT_ASSIGN_OR_RETURN(TrainingReport plan,
                            buildTrainingGraph(*graph, training));
     FitTrial trial{batch, plan.planPeakBytes(), plan.overhead, plan.strategy};

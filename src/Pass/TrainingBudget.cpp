@@ -219,7 +219,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     // cheapest plan the search finds within it, told that peak (the plan
     // of least modelled peak recomputes more than plans the model
     // wrongly believes over it, docs/strategies.md#budgets).
-    if (best->peakBytes > budget && best->flopsRecompute > 0) {
+    if (options.searchAtLowestPeak && best->peakBytes > budget &&
+        best->flopsRecompute > 0) {
       REMAT_ASSIGN_OR_RETURN(
           std::optional<Trial> atLowest,
           searchCandidates(
