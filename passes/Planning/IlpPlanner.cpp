@@ -46,24 +46,45 @@ struct IlpPlannerOptions {
 constexpr const char *kStartPlanners[] = {"chain", "chain=late", "xla",
                                           "xla=scheduled", "mincut"};
 
-/// A schedule within the budget for CBC to start from, and who planned it.
+/// A schedule of the start planners, who planned it and what it costs.
 struct WarmStart {
   std::string planner;
   ilp::RematSchedule schedule;
   ilp::ScheduleCost cost;
 };
 
-/// The cheapest schedule within `graph`'s budget among the AP baselines and
-/// the plans of `kStartPlanners` mapped onto `graph`'s nodes, where one
-/// fits; a plan that fails, does not map or does not fit is passed over.
-absl::StatusOr<std::optional<WarmStart>>
-bestWarmStart(const PlanningProblem &problem, const ilp::GraphProblem &graph) {
-  std::optional<WarmStart> best;
+/// The schedules the MILP may start from, and fall back on.
+struct Starts {
+  /// The cheapest within the budget: CBC's start.
+  std::optional<WarmStart> fitting;
+  /// The one of least modelled peak (then least cost), within the budget or
+  /// not: the plan where CBC finds none.
+  std::optional<WarmStart> lowestPeak;
+};
+
+/// The AP baselines and the plans of `kStartPlanners` mapped onto `graph`'s
+/// nodes; a plan that fails or does not map is passed over.
+absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
+                                  const ilp::GraphProblem &graph) {
+  Starts starts;
   auto consider = [&](std::string planner, ilp::RematSchedule schedule) {
     absl::StatusOr<ilp::ScheduleCost> cost =
-        ilp::checkSchedule(graph.problem, schedule);
-    if (cost.ok() && (!best || cost->recomputeCost < best->cost.recomputeCost))
-      best = WarmStart{std::move(planner), std::move(schedule), *cost};
+        ilp::evaluateSchedule(graph.problem, schedule);
+    if (!cost.ok())
+      return;
+    bool fits = cost->peakBytes <= graph.problem.budgetBytes;
+    bool cheaper =
+        fits && (!starts.fitting ||
+                 cost->recomputeCost < starts.fitting->cost.recomputeCost);
+    const std::optional<WarmStart> &low = starts.lowestPeak;
+    bool lower = !low || cost->peakBytes < low->cost.peakBytes ||
+                 (cost->peakBytes == low->cost.peakBytes &&
+                  cost->recomputeCost < low->cost.recomputeCost);
+    WarmStart start{std::move(planner), std::move(schedule), *cost};
+    if (lower)
+      starts.lowestPeak = start;
+    if (cheaper)
+      starts.fitting = std::move(start);
   };
   REMAT_ASSIGN_OR_RETURN(auto baseline,
                          chain::bestBaselineSchedule(graph.problem));
@@ -79,7 +100,7 @@ bestWarmStart(const PlanningProblem &problem, const ilp::GraphProblem &graph) {
             ilp::scheduleOfSteps(graph, *plan->schedule))
       consider(planner, std::move(*schedule));
   }
-  return best;
+  return starts;
 }
 
 class IlpPlanner : public Planner {
@@ -115,11 +136,11 @@ public:
       problem.onProgress(fmt::format("ilp: {} nodes, budget {}",
                                      graph.problem.nodes.size(),
                                      formatBytes(*problem.budgetBytes)));
+    Starts starts;
     if (!options_.cold &&
         graph.problem.nodes.size() <= chain::kMaxBaselineNodes) {
-      REMAT_ASSIGN_OR_RETURN(std::optional<WarmStart> start,
-                             bestWarmStart(problem, graph));
-      if (start) {
+      REMAT_ASSIGN_OR_RETURN(starts, findStarts(problem, graph));
+      if (std::optional<WarmStart> &start = starts.fitting) {
         options.warmStart = std::move(start->schedule);
         if (problem.onProgress)
           problem.onProgress(
@@ -132,15 +153,32 @@ public:
     RematPlan plan;
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
-      plan.warnings.push_back(fmt::format(
-          "ilp: {} within the budget of {} ({} nodes); recomputing every "
-          "forward value instead",
+      std::string why = fmt::format(
+          "ilp: {} within the budget of {} ({} nodes)",
           result.status == ilp::IlpStatusKind::Infeasible
               ? "no schedule with the gradient ops in their scheduled order "
                 "fits"
           : options_.relaxed ? "no schedule found without the MILP"
                              : "no schedule found in the time limit",
-          formatBytes(*problem.budgetBytes), graph.problem.nodes.size()));
+          formatBytes(*problem.budgetBytes), graph.problem.nodes.size());
+      // The start of least modelled peak, where it is below keeping
+      // everything; else every forward value recomputed, as Checkmate's
+      // fallback does.
+      const std::optional<WarmStart> &low = starts.lowestPeak;
+      REMAT_ASSIGN_OR_RETURN(
+          ilp::ScheduleCost keepAll,
+          ilp::evaluateSchedule(graph.problem,
+                                ilp::keepAllSchedule(graph.problem)));
+      if (low && low->cost.peakBytes < keepAll.peakBytes) {
+        plan.warnings.push_back(fmt::format(
+            "{}; planned the lowest modelled peak of its starts, {} ({})", why,
+            formatBytes(low->cost.peakBytes), low->planner));
+        plan.schedule = ilp::stepsOf(graph, low->schedule);
+        plan.modelledPeakBytes = low->cost.peakBytes;
+        return plan;
+      }
+      plan.warnings.push_back(
+          fmt::format("{}; recomputing every forward value instead", why));
       return plan;
     }
     if (problem.onProgress && result.settledByBound)
