@@ -35,6 +35,14 @@ std::unique_ptr<Graph> deepMlp() {
                        {"input", "32"}});
 }
 
+/// The pre-activation ResNet-8 of basic blocks at batch 2: 26 compute ops,
+/// where plans of every planner differ.
+std::unique_ptr<Graph> preactResNet8() {
+  return zooModel(
+      "resnet",
+      {{"preact", "true"}, {"block", "basic"}, {"depth", "8"}, {"batch", "2"}});
+}
+
 /// Builds `forward` within `budget` and checks the claims against the
 /// executor: measured peak == reported peak, within the budget when met, and
 /// gradients bitwise equal to plain autodiff's.
@@ -145,9 +153,7 @@ TEST(BudgetTest, AnUnreachableBudgetBuildsTheLowestPeakAndWarns) {
 // XLA's pass on autodiff's order, 28.2 MFLOP, while on the scheduled graph
 // it reaches the same peak for 8.0 (docs/strategies.md#budgets).
 TEST(BudgetTest, AnUnreachableBudgetGetsTheCheapestPlanAtTheLowestPeak) {
-  std::unique_ptr<Graph> forward = zooModel(
-      "resnet",
-      {{"preact", "true"}, {"block", "basic"}, {"depth", "8"}, {"batch", "2"}});
+  std::unique_ptr<Graph> forward = preactResNet8();
   ASSERT_TRUE(forward);
   TrainingReport over = expectWithinBudget(*forward, "60%");
   ASSERT_EQ(over.budgetMet, false);
@@ -310,9 +316,7 @@ TEST(BudgetTest, TheIlpOptimumIsTheLeastRecomputeOfAnyPlanWithinTheBudget) {
 // min-cut plan that fits recomputes more (the best, `xla=scheduled`, 3.1x as
 // much: docs/benchmarks.md). `auto` tries `ilp` without the MILP there.
 TEST(BudgetTest, AutoTakesTheRelaxationsProvenPlanOnAResidualNet) {
-  std::unique_ptr<Graph> forward = zooModel(
-      "resnet",
-      {{"preact", "true"}, {"block", "basic"}, {"depth", "8"}, {"batch", "2"}});
+  std::unique_ptr<Graph> forward = preactResNet8();
   ASSERT_TRUE(forward);
   TrainingReport relaxed = expectWithinBudget(*forward, "80%", "ilp=relaxed");
   ASSERT_TRUE(relaxed.budgetMet.value_or(false));
@@ -364,9 +368,7 @@ TEST(BudgetTest, TheIlpPlannerFallsBackAndWarnsWhenNothingFits) {
 // recomputing every forward value kept plain autodiff's peak (1,724,572 B,
 // 51.4 MFLOP), XLA's schedule gets to 1,232,236 B for 8.0 MFLOP.
 TEST(BudgetTest, WhereTheIlpFindsNoScheduleItPlansItsStartOfLeastPeak) {
-  std::unique_ptr<Graph> forward = zooModel(
-      "resnet",
-      {{"preact", "true"}, {"block", "basic"}, {"depth", "8"}, {"batch", "2"}});
+  std::unique_ptr<Graph> forward = preactResNet8();
   ASSERT_TRUE(forward);
   TrainingReport report = expectWithinBudget(*forward, "70%", "ilp=relaxed");
   EXPECT_FALSE(report.budgetMet.value_or(true));
