@@ -165,11 +165,13 @@ public:
       // everything; else every forward value recomputed, as Checkmate's
       // fallback does.
       const std::optional<WarmStart> &low = starts.lowestPeak;
-      REMAT_ASSIGN_OR_RETURN(
-          ilp::ScheduleCost keepAll,
-          ilp::evaluateSchedule(graph.problem,
-                                ilp::keepAllSchedule(graph.problem)));
-      if (low && low->cost.peakBytes < keepAll.peakBytes) {
+      std::optional<ilp::ScheduleCost> keepAll;
+      if (low) {
+        REMAT_ASSIGN_OR_RETURN(
+            keepAll, ilp::evaluateSchedule(
+                         graph.problem, ilp::keepAllSchedule(graph.problem)));
+      }
+      if (low && low->cost.peakBytes < keepAll->peakBytes) {
         plan.warnings.push_back(fmt::format(
             "{}; planned the lowest modelled peak of its starts, {} ({})", why,
             formatBytes(low->cost.peakBytes), low->planner));
