@@ -201,18 +201,66 @@ absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
   return buildPlan(base, options, strategy, budget, plan, keepGraph);
 }
 
+namespace {
+
+/// A calibrated planner's plans so far, each built once: a plan made again
+/// at another told budget is not built again.
+class CalibrationRounds {
+public:
+  CalibrationRounds(const DifferentiatedGraph &base,
+                    const TrainingOptions &options, const std::string &strategy,
+                    bool keepGraph)
+      : base_(base), options_(options), strategy_(strategy),
+        keepGraph_(keepGraph) {}
+
+  /// What one round told `told` gives: the plan's figures, its own
+  /// model's peak, and the trial when it was built now.
+  struct Outcome {
+    int64_t peakBytes, flopsRecompute;
+    std::optional<int64_t> modelledPeakBytes;
+    std::optional<Trial> built;
+  };
+
+  absl::StatusOr<Outcome> run(int64_t told) {
+    REMAT_ASSIGN_OR_RETURN(BasePlan plan,
+                           planStrategy(base_, options_, strategy_, told));
+    std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
+    for (const Round &earlier : done_)
+      if (samePlan(earlier.plan, plan.plan))
+        return Outcome{earlier.peakBytes, earlier.flopsRecompute, modelled,
+                       std::nullopt};
+    REMAT_ASSIGN_OR_RETURN(Trial built, buildPlan(base_, options_, strategy_,
+                                                  told, plan, keepGraph_));
+    built.plannerBudget = told;
+    done_.push_back(
+        {std::move(plan.plan), built.peakBytes, built.flopsRecompute});
+    return Outcome{built.peakBytes, built.flopsRecompute, modelled,
+                   std::move(built)};
+  }
+
+  int builds() const { return int(done_.size()); }
+
+private:
+  struct Round {
+    RematPlan plan;
+    int64_t peakBytes, flopsRecompute;
+  };
+  const DifferentiatedGraph &base_;
+  const TrainingOptions &options_;
+  const std::string &strategy_;
+  bool keepGraph_;
+  std::vector<Round> done_;
+};
+
+} // namespace
+
 absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     const TrainingOptions &options,
                                     const std::string &strategy, int64_t budget,
                                     int rounds, bool keepGraph) {
   std::optional<Trial> best;
-  // Every round's plan and figures: a plan made again is not built again.
-  struct Round {
-    RematPlan plan;
-    int64_t peakBytes, flopsRecompute;
-  };
-  std::vector<Round> done;
-  int builds = 0, tried = 0;
+  CalibrationRounds calibration(base, options, strategy, keepGraph);
+  int tried = 0;
   // Where each search starts: the budget and, once, where a plan that fits
   // though it is past its planner's own model puts that model, off by what
   // it missed, on the budget (it halves VGG-16's recomputation at 80%; from
@@ -223,35 +271,19 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
     int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
     int64_t told = starts[start];
     for (int round = 0; round < rounds; ++round) {
-      REMAT_ASSIGN_OR_RETURN(BasePlan plan,
-                             planStrategy(base, options, strategy, told));
-      std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
-      const Round *again = nullptr;
-      for (const Round &earlier : done)
-        if (samePlan(earlier.plan, plan.plan))
-          again = &earlier;
-      std::optional<Trial> built;
-      int64_t peak, flops;
-      if (again) {
-        peak = again->peakBytes;
-        flops = again->flopsRecompute;
-      } else {
-        REMAT_ASSIGN_OR_RETURN(
-            built, buildPlan(base, options, strategy, told, plan, keepGraph));
-        ++builds;
-        built->plannerBudget = told;
-        peak = built->peakBytes;
-        flops = built->flopsRecompute;
-        done.push_back({std::move(plan.plan), peak, flops});
-      }
+      REMAT_ASSIGN_OR_RETURN(CalibrationRounds::Outcome outcome,
+                             calibration.run(told));
+      int64_t peak = outcome.peakBytes, flops = outcome.flopsRecompute;
+      std::optional<int64_t> modelled = outcome.modelledPeakBytes;
+      std::optional<Trial> &built = outcome.built;
       // The same plan again (a model that admits nothing cheaper or
       // smaller) will not move.
       bool same =
           best && peak == best->peakBytes && flops == best->flopsRecompute;
       if (built && (!best || isBetter(*built, *best, budget)))
         best = std::move(built);
-      best->builds = builds;
-      best->unbuilt = ++tried - builds;
+      best->builds = calibration.builds();
+      best->unbuilt = ++tried - calibration.builds();
       // A plan over the told budget by its planner's own model (nothing
       // fitted there) says nothing of what told budgets overshoot: over the
       // budget, the next is the one at which that model, off by what it
