@@ -170,7 +170,9 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
     return fits;
   if (fits && candidate.flopsRecompute != best.flopsRecompute)
     return candidate.flopsRecompute < best.flopsRecompute;
-  return candidate.peakBytes < best.peakBytes;
+  if (candidate.peakBytes != best.peakBytes)
+    return candidate.peakBytes < best.peakBytes;
+  return candidate.flopsRecompute < best.flopsRecompute;
 }
 
 std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,

@@ -100,7 +100,8 @@ bool isCalibratedInSearch(llvm::StringRef strategy);
 
 /// Whether `candidate` is a better choice than `best` within `budget`:
 /// within the budget beats over it; among plans within it the fewer
-/// recompute FLOPs, then the lower peak; among plans over it the lower peak.
+/// recompute FLOPs, then the lower peak; among plans over it the lower peak,
+/// then the fewer FLOPs.
 /// Earlier candidates win ties, so the choice is deterministic.
 bool isBetter(const Trial &candidate, const Trial &best, int64_t budget);
 
