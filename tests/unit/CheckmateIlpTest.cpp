@@ -490,6 +490,45 @@ TEST(CheckmateIlpTest, RecomputationsMoveEarlierWhereTheyFit) {
   EXPECT_EQ(bruteForceOptimum(problem), 11 + sumOfCosts(problem));
 }
 
+// f0 (1 byte) is read by the gradients g2 and g4; h3 (3 bytes) runs beside
+// g2 (1 byte), so in 4 bytes f0 cannot be live at h3's step. Recomputed for
+// its first backward reader, g2, it is live there (5 bytes), and no earlier
+// stage helps. Kept from the forward pass for g2 and recomputed for g4
+// instead (h3, f0 and g4: 4 bytes), it fits: 1 FLOP, the relaxation's
+// bound.
+TEST(CheckmateIlpTest, RecomputationsMoveAfterThePeakWhereTheyFit) {
+  RematProblem problem;
+  problem.nodes = {{1, 1, {}, false},
+                   {100, 1, {0}, false},
+                   {1, 1, {1, 0}, true},
+                   {1, 3, {2}, true},
+                   {1, 0, {3, 0}, true}};
+  problem.budgetBytes = 4;
+  EXPECT_EQ(relaxationBound(problem).bound, 1.0);
+  llvm::BitVector first(5);
+  first.set(0);
+  RematDag dag = buildDag(problem);
+  absl::StatusOr<ScheduleCost> atFirstReader =
+      evaluateSchedule(problem, recomputeOnceSchedule(problem, dag, first));
+  ASSERT_TRUE(atFirstReader.ok()) << atFirstReader.status();
+  EXPECT_EQ(atFirstReader->peakBytes, 5);
+  EXPECT_EQ(atFirstReader->peakStage, 3);
+  auto fitted = fitRecomputeOnce(problem, dag, first);
+  ASSERT_TRUE(fitted.has_value());
+  EXPECT_FALSE(fitted->first.compute[2].test(0));
+  EXPECT_TRUE(fitted->first.compute[4].test(0));
+  EXPECT_TRUE(fitted->first.resident[2].test(0));
+  EXPECT_FALSE(fitted->first.resident[3].test(0));
+  EXPECT_EQ(fitted->second.peakBytes, 4);
+  EXPECT_EQ(fitted->second.recomputeCost, 1);
+
+  IlpResult result = solve(problem);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_TRUE(result.settledByBound);
+  EXPECT_EQ(result.cost.recomputeCost, 1);
+  EXPECT_EQ(bruteForceOptimum(problem), 1 + sumOfCosts(problem));
+}
+
 // Any set of nodes gives a valid schedule (the checker's rules, budget
 // aside) that computes each node of the set read in the backward pass
 // twice and every other node once.

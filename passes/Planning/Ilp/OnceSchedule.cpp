@@ -24,11 +24,22 @@ namespace {
 constexpr int kMaxMoves = 200;
 constexpr int64_t kMaxScheduleBits = int64_t(1) << 29;
 
+/// Where `fitRecomputeOnce` has moved recomputations: a node's is at or
+/// after `notBefore` (0: anywhere), and at `earlier` when that is set and
+/// earlier than its readers need.
+struct Moves {
+  std::vector<int> notBefore, earlier;
+  explicit Moves(int n) : notBefore(n, 0), earlier(n, -1) {}
+};
+
 /// The backward stage of each recomputation, -1 for none: the first
-/// backward reader, or earlier where a recomputed reader needs it. Readers
-/// come later in the order, so one pass from the last node settles it.
+/// backward reader at or after `moves.notBefore[i]`, or earlier where a
+/// recomputed reader needs it or `moves.earlier[i]` says; reads before it
+/// are of the forward pass's value, kept. Readers come later in the order,
+/// so one pass from the last node settles it.
 std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
-                              const llvm::BitVector &recomputed) {
+                              const llvm::BitVector &recomputed,
+                              const Moves &moves) {
   int forwardCount = numForward(problem);
   std::vector<int> again(problem.nodes.size(), -1);
   for (int i = forwardCount - 1; i >= 0; --i) {
@@ -36,11 +47,22 @@ std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
       continue;
     for (int reader : dag.readers[i]) {
       int stage = problem.nodes[reader].backward ? reader : again[reader];
-      if (stage >= 0 && (again[i] < 0 || stage < again[i]))
+      if (stage >= moves.notBefore[i] && (again[i] < 0 || stage < again[i]))
         again[i] = stage;
     }
+    if (again[i] >= 0 && moves.earlier[i] >= 0)
+      again[i] = std::min(again[i], moves.earlier[i]);
   }
   return again;
+}
+
+/// Whether node `i` is read at `stage` of `schedule`.
+bool readAt(const RematProblem &problem, const RematSchedule &schedule,
+            const RematDag &dag, int i, int stage) {
+  for (int reader : dag.readers[i])
+    if (schedule.compute[stage].test(reader))
+      return true;
+  return false;
 }
 
 /// Every node at its own stage and at `again[i]` when that is set, kept
@@ -64,32 +86,71 @@ RematSchedule scheduleWithStages(const RematProblem &problem,
 RematSchedule recomputeOnceSchedule(const RematProblem &problem,
                                     const RematDag &dag,
                                     const llvm::BitVector &recomputed) {
-  return scheduleWithStages(problem, latestStages(problem, dag, recomputed));
+  return scheduleWithStages(
+      problem,
+      latestStages(problem, dag, recomputed, Moves(int(problem.nodes.size()))));
 }
 
 std::optional<std::pair<RematSchedule, ScheduleCost>>
 fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
                  const llvm::BitVector &recomputed) {
   int forwardCount = numForward(problem);
-  std::vector<int> again = latestStages(problem, dag, recomputed);
   int64_t n = int64_t(problem.nodes.size());
+  Moves moves{int(n)};
+  std::vector<int> again = latestStages(problem, dag, recomputed, moves);
   int64_t maxMoves = std::min<int64_t>(kMaxMoves, kMaxScheduleBits / (n * n));
+  RematSchedule schedule = scheduleWithStages(problem, again);
+  absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
   for (int64_t move = 0; move <= maxMoves; ++move) {
-    RematSchedule schedule = scheduleWithStages(problem, again);
-    absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
     if (!cost.ok())
       return std::nullopt;
     if (cost->peakBytes <= problem.budgetBytes)
       return std::make_pair(std::move(schedule), *cost);
+    int stage = cost->peakStage;
+    // A node recomputed before the peak's stage for a reader before it and
+    // read after it: kept from the forward pass for the early readers and
+    // recomputed after the peak instead, it is not live there. The move
+    // that lowers the peak most.
+    std::optional<std::pair<RematSchedule, ScheduleCost>> postponed;
+    int postponedNode = -1;
+    for (int i = 0; i < forwardCount && move < maxMoves; ++i) {
+      if (again[i] < 0 || again[i] >= stage ||
+          !schedule.resident[stage].test(i) ||
+          readAt(problem, schedule, dag, i, stage))
+        continue;
+      Moves tried = moves;
+      tried.notBefore[i] = stage + 1;
+      tried.earlier[i] = -1;
+      RematSchedule candidate = scheduleWithStages(
+          problem, latestStages(problem, dag, recomputed, tried));
+      absl::StatusOr<ScheduleCost> triedCost =
+          evaluateSchedule(problem, candidate);
+      ++move;
+      if (triedCost.ok() && triedCost->peakBytes < cost->peakBytes &&
+          (!postponed || triedCost->peakBytes < postponed->second.peakBytes)) {
+        postponed.emplace(std::move(candidate), *triedCost);
+        postponedNode = i;
+      }
+    }
+    if (postponed) {
+      moves.notBefore[postponedNode] = stage + 1;
+      moves.earlier[postponedNode] = -1;
+      again = latestStages(problem, dag, recomputed, moves);
+      schedule = std::move(postponed->first);
+      cost = postponed->second;
+      continue;
+    }
     // The peak is where a stage recomputes: run those recomputations a
     // stage earlier, where the node of the stage and its inputs are not yet
     // live beside them. Moving a whole stage keeps inputs before readers.
-    int stage = cost->peakStage;
     if (stage - 1 < forwardCount || !llvm::is_contained(again, stage))
       return std::nullopt;
-    for (int &when : again)
-      if (when == stage)
-        when = stage - 1;
+    for (int i = 0; i < forwardCount; ++i)
+      if (again[i] == stage)
+        moves.earlier[i] = stage - 1;
+    again = latestStages(problem, dag, recomputed, moves);
+    schedule = scheduleWithStages(problem, again);
+    cost = evaluateSchedule(problem, schedule);
   }
   return std::nullopt;
 }
