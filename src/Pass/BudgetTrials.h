@@ -51,6 +51,11 @@ struct Trial {
 /// graph, the `chain` DP's build alone; every candidate below about 30k ops.
 constexpr int64_t kSearchOpBudget = 1'250'000;
 
+/// While no plan tried fits its budget, the search may build this many ops:
+/// a budget not met is where another planner's lower peak matters most (at
+/// a million ops, `sqrtn` after the `chain` DP).
+constexpr int64_t kUnmetSearchOpBudget = 2 * kSearchOpBudget;
+
 /// A plan made but not built costs the search this share of a build: about
 /// what planning costs beside copying, rewriting, scheduling and simulating
 /// a million-op graph.

@@ -60,7 +60,8 @@ struct SearchBase {
 };
 
 /// What the searches of one `auto` run share: the work they may do in all
-/// (`kSearchOpBudget`), the plans they tried and their timings.
+/// (`kSearchOpBudget`, `kUnmetSearchOpBudget` while no plan fits), the
+/// plans they tried and their timings.
 struct SearchState {
   int64_t forwardOps;
   std::vector<ReportSearchTime> &timings;
@@ -86,7 +87,8 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
   for (int b = 0, e = int(bases.size()); b < e; ++b) {
     const SearchBase &from = bases[b];
     for (const std::string &strategy : strategies) {
-      if (search.work >= kSearchOpBudget)
+      bool met = best && best->peakBytes <= budget;
+      if (search.work >= (met ? kSearchOpBudget : kUnmetSearchOpBudget))
         return best;
       if (strategy == "none" && !from.plain->has_value())
         continue;
