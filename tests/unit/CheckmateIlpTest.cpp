@@ -454,6 +454,16 @@ TEST(CheckmateIlpTest, ScheduleAtTheRelaxationsBoundIsOptimalWithoutMilp) {
   EXPECT_TRUE(none.settledByBound);
 }
 
+/// `solve` proves `problem`'s optimum, `recompute` FLOPs (the exhaustive
+/// search's), by a rounded schedule that meets the relaxation's bound.
+void expectSettledByTheBound(const RematProblem &problem, int64_t recompute) {
+  IlpResult result = solve(problem);
+  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
+  EXPECT_TRUE(result.settledByBound);
+  EXPECT_EQ(result.cost.recomputeCost, recompute);
+  EXPECT_EQ(bruteForceOptimum(problem), recompute + sumOfCosts(problem));
+}
+
 // p (10 FLOPs, 2 bytes) feeds only x (1 byte), which k, the last gradient,
 // reads; g (3 bytes) and m leave no room for x at stages 3 and 4, so p and
 // x are recomputed: 11 FLOPs, the relaxation's bound. Recomputed at k's
@@ -483,11 +493,7 @@ TEST(CheckmateIlpTest, RecomputationsMoveEarlierWhereTheyFit) {
   EXPECT_EQ(fitted->second.peakBytes, 4);
   EXPECT_EQ(fitted->second.recomputeCost, 11);
 
-  IlpResult result = solve(problem);
-  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
-  EXPECT_TRUE(result.settledByBound);
-  EXPECT_EQ(result.cost.recomputeCost, 11);
-  EXPECT_EQ(bruteForceOptimum(problem), 11 + sumOfCosts(problem));
+  expectSettledByTheBound(problem, 11);
 }
 
 // f0 (1 byte) is read by the gradients g2 and g4; h3 (3 bytes) runs beside
@@ -522,11 +528,7 @@ TEST(CheckmateIlpTest, RecomputationsMoveAfterThePeakWhereTheyFit) {
   EXPECT_EQ(fitted->second.peakBytes, 4);
   EXPECT_EQ(fitted->second.recomputeCost, 1);
 
-  IlpResult result = solve(problem);
-  EXPECT_EQ(result.status, IlpStatusKind::Optimal);
-  EXPECT_TRUE(result.settledByBound);
-  EXPECT_EQ(result.cost.recomputeCost, 1);
-  EXPECT_EQ(bruteForceOptimum(problem), 1 + sumOfCosts(problem));
+  expectSettledByTheBound(problem, 1);
 }
 
 // Any set of nodes gives a valid schedule (the checker's rules, budget
