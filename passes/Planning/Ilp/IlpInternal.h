@@ -127,10 +127,13 @@ RematSchedule recomputeOnceSchedule(const RematProblem &problem,
                                     const RematDag &dag,
                                     const llvm::BitVector &recomputed);
 
-/// `recomputeOnceSchedule`, and where it does not fit the budget, the
-/// recomputations of the stage at the peak moved a stage earlier, again and
-/// again (at most 200 times, each O(N^2 + N E), fewer above 1,600 nodes):
-/// the first schedule that fits, with its cost, or nullopt.
+/// `recomputeOnceSchedule`, and where it does not fit the budget, moves
+/// that keep its cost: a value live at the peak only for a later reader kept
+/// from the forward pass instead and recomputed after the peak (the move
+/// that lowers the peak most), else the recomputations of the peak's stage
+/// run a stage earlier; again and again (at most 200 schedules tried, each
+/// O(N^2 + N E), fewer above 1,600 nodes): the first schedule that fits,
+/// with its cost, or nullopt.
 std::optional<std::pair<RematSchedule, ScheduleCost>>
 fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
                  const llvm::BitVector &recomputed);

@@ -57,8 +57,8 @@ std::vector<int> latestStages(const RematProblem &problem, const RematDag &dag,
 }
 
 /// Whether node `i` is read at `stage` of `schedule`.
-bool readAt(const RematProblem &problem, const RematSchedule &schedule,
-            const RematDag &dag, int i, int stage) {
+bool readAt(const RematSchedule &schedule, const RematDag &dag, int i,
+            int stage) {
   for (int reader : dag.readers[i])
     if (schedule.compute[stage].test(reader))
       return true;
@@ -115,8 +115,7 @@ fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
     int postponedNode = -1;
     for (int i = 0; i < forwardCount && move < maxMoves; ++i) {
       if (again[i] < 0 || again[i] >= stage ||
-          !schedule.resident[stage].test(i) ||
-          readAt(problem, schedule, dag, i, stage))
+          !schedule.resident[stage].test(i) || readAt(schedule, dag, i, stage))
         continue;
       Moves tried = moves;
       tried.notBefore[i] = stage + 1;
