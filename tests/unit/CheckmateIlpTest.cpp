@@ -454,6 +454,18 @@ TEST(CheckmateIlpTest, ScheduleAtTheRelaxationsBoundIsOptimalWithoutMilp) {
   EXPECT_TRUE(none.settledByBound);
 }
 
+/// `recomputeOnceSchedule` of `recomputed` peaks at `peakBytes`, first at
+/// `peakStage`.
+void expectOncePeak(const RematProblem &problem, const RematDag &dag,
+                    const llvm::BitVector &recomputed, int64_t peakBytes,
+                    int peakStage) {
+  absl::StatusOr<ScheduleCost> cost = evaluateSchedule(
+      problem, recomputeOnceSchedule(problem, dag, recomputed));
+  ASSERT_TRUE(cost.ok()) << cost.status();
+  EXPECT_EQ(cost->peakBytes, peakBytes);
+  EXPECT_EQ(cost->peakStage, peakStage);
+}
+
 /// `solve` proves `problem`'s optimum, `recompute` FLOPs (the exhaustive
 /// search's), by a rounded schedule that meets the relaxation's bound.
 void expectSettledByTheBound(const RematProblem &problem, int64_t recompute) {
@@ -481,11 +493,7 @@ TEST(CheckmateIlpTest, RecomputationsMoveEarlierWhereTheyFit) {
   both.set(0);
   both.set(1);
   RematDag dag = buildDag(problem);
-  absl::StatusOr<ScheduleCost> latest =
-      evaluateSchedule(problem, recomputeOnceSchedule(problem, dag, both));
-  ASSERT_TRUE(latest.ok()) << latest.status();
-  EXPECT_EQ(latest->peakBytes, 5);
-  EXPECT_EQ(latest->peakStage, 6);
+  expectOncePeak(problem, dag, both, /*peakBytes=*/5, /*peakStage=*/6);
   auto fitted = fitRecomputeOnce(problem, dag, both);
   ASSERT_TRUE(fitted.has_value());
   EXPECT_TRUE(fitted->first.compute[5].test(0));
@@ -514,11 +522,7 @@ TEST(CheckmateIlpTest, RecomputationsMoveAfterThePeakWhereTheyFit) {
   llvm::BitVector first(5);
   first.set(0);
   RematDag dag = buildDag(problem);
-  absl::StatusOr<ScheduleCost> atFirstReader =
-      evaluateSchedule(problem, recomputeOnceSchedule(problem, dag, first));
-  ASSERT_TRUE(atFirstReader.ok()) << atFirstReader.status();
-  EXPECT_EQ(atFirstReader->peakBytes, 5);
-  EXPECT_EQ(atFirstReader->peakStage, 3);
+  expectOncePeak(problem, dag, first, /*peakBytes=*/5, /*peakStage=*/3);
   auto fitted = fitRecomputeOnce(problem, dag, first);
   ASSERT_TRUE(fitted.has_value());
   EXPECT_FALSE(fitted->first.compute[2].test(0));
