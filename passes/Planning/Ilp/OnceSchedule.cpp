@@ -81,6 +81,21 @@ RematSchedule scheduleWithStages(const RematProblem &problem,
   return schedule;
 }
 
+/// The schedule of `recomputed` with `moves` made, its stages and cost.
+struct Rounding {
+  Moves moves;
+  std::vector<int> again;
+  RematSchedule schedule;
+  absl::StatusOr<ScheduleCost> cost;
+
+  Rounding(const RematProblem &problem, const RematDag &dag,
+           const llvm::BitVector &recomputed, Moves made)
+      : moves(std::move(made)),
+        again(latestStages(problem, dag, recomputed, moves)),
+        schedule(scheduleWithStages(problem, again)),
+        cost(evaluateSchedule(problem, schedule)) {}
+};
+
 } // namespace
 
 RematSchedule recomputeOnceSchedule(const RematProblem &problem,
@@ -96,60 +111,48 @@ fitRecomputeOnce(const RematProblem &problem, const RematDag &dag,
                  const llvm::BitVector &recomputed) {
   int forwardCount = numForward(problem);
   int64_t n = int64_t(problem.nodes.size());
-  Moves moves{int(n)};
-  std::vector<int> again = latestStages(problem, dag, recomputed, moves);
   int64_t maxMoves = std::min<int64_t>(kMaxMoves, kMaxScheduleBits / (n * n));
-  RematSchedule schedule = scheduleWithStages(problem, again);
-  absl::StatusOr<ScheduleCost> cost = evaluateSchedule(problem, schedule);
+  Rounding current(problem, dag, recomputed, Moves(int(n)));
   for (int64_t move = 0; move <= maxMoves; ++move) {
-    if (!cost.ok())
+    if (!current.cost.ok())
       return std::nullopt;
-    if (cost->peakBytes <= problem.budgetBytes)
-      return std::make_pair(std::move(schedule), *cost);
-    int stage = cost->peakStage;
+    if (current.cost->peakBytes <= problem.budgetBytes)
+      return std::make_pair(std::move(current.schedule), *current.cost);
+    int stage = current.cost->peakStage;
     // A node recomputed before the peak's stage for a reader before it and
     // read after it: kept from the forward pass for the early readers and
     // recomputed after the peak instead, it is not live there. The move
     // that lowers the peak most.
-    std::optional<std::pair<RematSchedule, ScheduleCost>> postponed;
-    int postponedNode = -1;
+    std::optional<Rounding> postponed;
     for (int i = 0; i < forwardCount && move < maxMoves; ++i) {
-      if (again[i] < 0 || again[i] >= stage ||
-          !schedule.resident[stage].test(i) || readAt(schedule, dag, i, stage))
+      if (current.again[i] < 0 || current.again[i] >= stage ||
+          !current.schedule.resident[stage].test(i) ||
+          readAt(current.schedule, dag, i, stage))
         continue;
-      Moves tried = moves;
+      Moves tried = current.moves;
       tried.notBefore[i] = stage + 1;
       tried.earlier[i] = -1;
-      RematSchedule candidate = scheduleWithStages(
-          problem, latestStages(problem, dag, recomputed, tried));
-      absl::StatusOr<ScheduleCost> triedCost =
-          evaluateSchedule(problem, candidate);
+      Rounding candidate(problem, dag, recomputed, std::move(tried));
       ++move;
-      if (triedCost.ok() && triedCost->peakBytes < cost->peakBytes &&
-          (!postponed || triedCost->peakBytes < postponed->second.peakBytes)) {
-        postponed.emplace(std::move(candidate), *triedCost);
-        postponedNode = i;
-      }
+      int64_t best =
+          postponed ? postponed->cost->peakBytes : current.cost->peakBytes;
+      if (candidate.cost.ok() && candidate.cost->peakBytes < best)
+        postponed.emplace(std::move(candidate));
     }
     if (postponed) {
-      moves.notBefore[postponedNode] = stage + 1;
-      moves.earlier[postponedNode] = -1;
-      again = latestStages(problem, dag, recomputed, moves);
-      schedule = std::move(postponed->first);
-      cost = postponed->second;
+      current = std::move(*postponed);
       continue;
     }
     // The peak is where a stage recomputes: run those recomputations a
     // stage earlier, where the node of the stage and its inputs are not yet
     // live beside them. Moving a whole stage keeps inputs before readers.
-    if (stage - 1 < forwardCount || !llvm::is_contained(again, stage))
+    if (stage - 1 < forwardCount || !llvm::is_contained(current.again, stage))
       return std::nullopt;
+    Moves earlier = current.moves;
     for (int i = 0; i < forwardCount; ++i)
-      if (again[i] == stage)
-        moves.earlier[i] = stage - 1;
-    again = latestStages(problem, dag, recomputed, moves);
-    schedule = scheduleWithStages(problem, again);
-    cost = evaluateSchedule(problem, schedule);
+      if (current.again[i] == stage)
+        earlier.earlier[i] = stage - 1;
+    current = Rounding(problem, dag, recomputed, std::move(earlier));
   }
   return std::nullopt;
 }
