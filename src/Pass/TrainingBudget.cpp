@@ -94,7 +94,7 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
         continue;
       ++search.plansTried;
       stopwatch.restart();
-      if (best && best->peakBytes <= budget)
+      if (met)
         toBeat = std::min(toBeat.value_or(best->flopsRecompute),
                           best->flopsRecompute);
       Trial trial;
