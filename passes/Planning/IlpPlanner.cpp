@@ -151,6 +151,10 @@ public:
     REMAT_ASSIGN_OR_RETURN(ilp::IlpResult result,
                            ilp::solveCheckmateIlp(graph.problem, options));
     RematPlan plan;
+    if (!result.solverFailure.empty())
+      plan.warnings.push_back(fmt::format(
+          "ilp: a CBC solve gave nothing back ({}); planned from the others",
+          result.solverFailure));
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
       std::string why = fmt::format(

@@ -19,6 +19,7 @@
 #include <bit>
 #include <map>
 #include <random>
+#include <sys/resource.h>
 
 namespace remat::ilp {
 namespace {
@@ -687,6 +688,37 @@ TEST(CheckmateIlpTest, WarmStartOverBudgetIsAnError) {
   EXPECT_EQ(result.status().message(),
             "ilp warm start: ilp schedule: stage 4: 5 bytes live while "
             "computing node 4, over the budget of 4");
+}
+
+// CBC's own assertions abort the process that runs them (CbcCutGenerator's
+// did on DenseNet-121, with a relaxation tried and not kept). Here every CBC
+// solve aborts, and the ILP goes on: the warm start comes back unproven,
+// the failure named; without a start, no schedule and no claim that none
+// fits.
+TEST(CheckmateIlpTest, ASolverAbortLeavesTheWarmStart) {
+  RematProblem problem = recomputedTwiceProblem();
+  problem.budgetBytes = 4;
+  IlpResult optimum = solve(problem);
+  ASSERT_EQ(optimum.status, IlpStatusKind::Optimal);
+  EXPECT_EQ(optimum.solverFailure, "");
+  IlpOptions options;
+  options.inSolverProcess = [] {
+    rlimit noCore = {0, 0};
+    setrlimit(RLIMIT_CORE, &noCore);
+    std::abort();
+  };
+  options.warmStart = optimum.schedule;
+  IlpResult started = solve(problem, options);
+  EXPECT_EQ(started.status, IlpStatusKind::Feasible);
+  EXPECT_EQ(started.cost.cost, optimum.cost.cost);
+  EXPECT_EQ(started.schedule.compute, optimum.schedule.compute);
+  EXPECT_EQ(started.bestBound, 0.0);
+  EXPECT_EQ(started.solverFailure, "CBC ended on signal 6 (Aborted)");
+
+  options.warmStart.reset();
+  IlpResult cold = solve(problem, options);
+  EXPECT_EQ(cold.status, IlpStatusKind::NoSolution);
+  EXPECT_EQ(cold.solverFailure, "CBC ended on signal 6 (Aborted)");
 }
 
 // 30 ops and their 30 gradients in 20 of the 31 bytes that keeping

@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace remat::ilp {
@@ -120,8 +121,10 @@ struct IlpProgress {
 /// How the MILP is solved.
 struct IlpOptions {
   /// Wall-clock limit for CBC's search; the best schedule found by then is
-  /// returned. Soft: model building, preprocessing and root heuristics may
-  /// overrun it (docs/planning-ilp.md gives figures).
+  /// returned. CBC's preprocessing and root may overrun it; a solve still
+  /// running a quarter of it (at least 5 s) later is killed, and what CBC
+  /// found in it is lost (docs/planning-ilp.md#solving). Building the model
+  /// is not counted.
   double timeLimitSeconds = 600;
   /// Branch-and-bound nodes CBC may explore. Unlike the time limit, it
   /// stops the search at the same point on any machine: the same problem
@@ -144,6 +147,9 @@ struct IlpOptions {
   /// Seed for CBC's and CLP's randomisation; with the time limit not reached,
   /// the same problem and seed give the same schedule.
   int seed = 1;
+  /// Runs in CBC's child process before each solve. Tests make it abort, as
+  /// CBC's own assertions do, to show that the planner survives.
+  std::function<void()> inSolverProcess;
 };
 
 enum class IlpStatusKind {
@@ -175,6 +181,10 @@ struct IlpResult {
   /// relaxation's own, rounded), or no step fits the budget. The MILP was
   /// not built.
   bool settledByBound = false;
+  /// Why a CBC solve gave nothing back (it aborted, or was killed past its
+  /// time limit); empty when every solve did. The result is then what the
+  /// other solves and the warm start gave.
+  std::string solverFailure;
 };
 
 /// What the relaxation of docs/planning-ilp.md#the-lower-bound proves about
@@ -189,6 +199,8 @@ struct RecomputeBound {
   /// The forward nodes that the relaxation's best solution computes again
   /// in the backward pass; empty when it found none.
   llvm::BitVector recomputed;
+  /// Why a CBC solve gave nothing back (`IlpResult::solverFailure`).
+  std::string solverFailure;
 };
 
 /// Solves the relaxation in which a forward node pays for one recomputation

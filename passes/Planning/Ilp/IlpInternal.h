@@ -18,6 +18,7 @@
 #include <coin/CoinPackedMatrix.hpp>
 
 #include <memory>
+#include <string>
 
 class CbcModel;
 class OsiClpSolverInterface;
@@ -106,11 +107,35 @@ double gapOf(double cost, double bound);
 /// for its tolerance, and never below 0.
 double integerBound(double bound);
 
+/// What one CBC run (`runCbc`) ended with.
+struct CbcOutcome {
+  /// It stopped at a limit (time, nodes, the deadline): nothing it says is
+  /// proven.
+  bool reachedLimit = false;
+  bool provenOptimal = false;
+  /// No solution, and CBC proved there is none before any limit.
+  bool provenInfeasible = false;
+  int64_t nodes = 0;
+  /// CBC's lower bound on the objective; meaningful with `values`.
+  double bound = 0;
+  /// The best solution's column values; empty when none came back.
+  std::vector<double> values;
+  /// Why no outcome came back from CBC ("signal 6 (Aborted)", killed past
+  /// its limit); empty when one did.
+  std::string failure;
+};
+
+/// The least time a CBC solve may run past its limit before it is killed.
+constexpr double kDeadlineGraceSeconds = 5;
+
 /// Runs CBC's standard driver (preprocessing, root cuts, heuristics, branch
-/// and bound) on `cbc` with the limits, gap, seed and log level of
-/// `options`, CBC's stdout output sent to stderr. Returns whether it reached
-/// a limit (time or nodes), after which nothing it says is proven.
-bool runCbcDriver(CbcModel &cbc, const IlpOptions &options);
+/// and bound) on `cbc` with the limits, gap, seed, log level and progress
+/// sink of `options`, CBC's stdout output sent to stderr. It runs in a
+/// child process (remat/Support/ChildProcess.h): an assertion that aborts
+/// inside CBC, or a root that runs past the time limit, is a `failure` and
+/// not the end of remat. A child still running `kDeadlineGraceSeconds` or a
+/// quarter of the limit, whichever is more, after the time limit is killed.
+CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options);
 
 /// Memory is counted in units of the gcd of all sizes, so that every
 /// coefficient and every live total is an integer and the budget's rounding

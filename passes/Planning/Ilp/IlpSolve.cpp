@@ -18,107 +18,15 @@
 
 #include "remat/Support/Status.h"
 
-#include <coin/CbcEventHandler.hpp>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <iostream>
 #include <string>
-#include <unistd.h>
 
 namespace remat::ilp {
-namespace {
-
-/// Forwards CBC's search state to `IlpOptions::onProgress`: on every new
-/// incumbent, otherwise at most once a second.
-class ProgressHandler : public CbcEventHandler {
-public:
-  explicit ProgressHandler(const std::function<void(const IlpProgress &)> &sink)
-      : sink_(sink) {}
-
-  CbcEventHandler *clone() const override { return new ProgressHandler(*this); }
-
-  CbcAction event(CbcEvent which) override {
-    bool found = which == solution || which == heuristicSolution;
-    if (!found && which != node && which != endSearch)
-      return noAction;
-    // Heuristics (RINS, proximity search) run sub-searches whose objective
-    // is not the problem's.
-    if (model_->parentModel())
-      return noAction;
-    double seconds = model_->getCurrentSeconds();
-    if (!found && which == node && seconds < lastReport_ + 1.0)
-      return noAction;
-    lastReport_ = seconds;
-    IlpProgress progress;
-    progress.seconds = seconds;
-    progress.bound = integerBound(model_->getBestPossibleObjValue());
-    progress.nodes = model_->getNodeCount();
-    if (model_->bestSolution()) {
-      double incumbent = model_->getObjValue();
-      progress.incumbent = incumbent;
-      progress.gap = gapOf(incumbent, progress.bound);
-    }
-    sink_(progress);
-    return noAction;
-  }
-
-private:
-  std::function<void(const IlpProgress &)> sink_;
-  double lastReport_ = -1.0;
-};
-
-/// CBC's driver prints parts of its log (the banner, preprocessing, the
-/// search of the preprocessed model) on stdout, where remat writes its IR;
-/// while the driver runs, file descriptor 1 points at stderr.
-class StdoutToStderr {
-public:
-  StdoutToStderr() {
-    std::cout.flush();
-    std::fflush(stdout);
-    saved_ = dup(STDOUT_FILENO);
-    if (saved_ >= 0)
-      dup2(STDERR_FILENO, STDOUT_FILENO);
-  }
-  ~StdoutToStderr() {
-    std::cout.flush();
-    std::fflush(stdout);
-    if (saved_ >= 0) {
-      dup2(saved_, STDOUT_FILENO);
-      close(saved_);
-    }
-  }
-
-private:
-  int saved_ = -1;
-};
-
-/// CBC's command line for `options`.
-std::vector<std::string> driverArguments(const IlpOptions &options) {
-  std::vector<std::string> arguments = {
-      "remat-ilp", "-log", std::to_string(options.logLevel), "-timeMode",
-      "elapsed", "-seconds", fmt::format("{}", options.timeLimitSeconds),
-      "-ratioGap", fmt::format("{}", options.relativeGap), "-allowableGap", "0",
-      "-threads", "0", "-randomSeed", std::to_string(options.seed),
-      "-randomCbcSeed", std::to_string(options.seed),
-      // Cuts at the root only: on MLPs Gomory and two-step MIR cuts lift
-      // the root bound 2 to 5 times (the LP keeps fractions of every
-      // activation); on uniform chains the bound is tight already, and
-      // cuts in the tree slow the search down (docs/planning-ilp.md).
-      "-cuts", "root", "-rins", "on", "-dins", "on", "-proximity", "on"};
-  if (options.maxNodes)
-    llvm::append_range(
-        arguments, std::vector<std::string>{"-maxNodes",
-                                            std::to_string(*options.maxNodes)});
-  llvm::append_range(arguments, std::vector<std::string>{"-solve", "-quit"});
-  return arguments;
-}
-
-} // namespace
 
 /// Names every column and returns `schedule` as a MIP start by those names:
 /// CBC's driver fixes its integers and completes U and FREE by an LP.
@@ -144,22 +52,6 @@ double integerBound(double bound) {
   return std::max(0.0, std::ceil(bound - 1e-6));
 }
 
-bool runCbcDriver(CbcModel &cbc, const IlpOptions &options) {
-  std::vector<std::string> arguments = driverArguments(options);
-  std::vector<const char *> argv;
-  for (const std::string &argument : arguments)
-    argv.push_back(argument.c_str());
-  auto start = std::chrono::steady_clock::now();
-  {
-    StdoutToStderr redirect;
-    CbcMain1(int(argv.size()), argv.data(), cbc);
-  }
-  std::chrono::duration<double> seconds =
-      std::chrono::steady_clock::now() - start;
-  return cbc.isSecondsLimitReached() || cbc.isNodeLimitReached() ||
-         seconds.count() >= options.timeLimitSeconds;
-}
-
 /// The outcome of a finished run, its schedule checked exactly. A run that
 /// reached a limit (time or nodes) proves nothing infeasible: stopped in its
 /// root (preprocessing, cuts), CBC's driver may report infeasibility with no
@@ -167,18 +59,16 @@ bool runCbcDriver(CbcModel &cbc, const IlpOptions &options) {
 /// while a warm-started run planned it).
 static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                                             const IlpColumns &columns,
-                                            const CbcModel &cbc,
-                                            bool reachedLimit) {
+                                            const CbcOutcome &cbc) {
   IlpResult result;
-  result.nodes = cbc.getNodeCount();
-  const double *values = cbc.bestSolution();
-  if (!values) {
-    bool infeasible = cbc.isProvenInfeasible() || cbc.status() == 0;
-    result.status = infeasible && !reachedLimit ? IlpStatusKind::Infeasible
-                                                : IlpStatusKind::NoSolution;
+  result.nodes = cbc.nodes;
+  result.solverFailure = cbc.failure;
+  if (cbc.values.empty()) {
+    result.status = cbc.provenInfeasible ? IlpStatusKind::Infeasible
+                                         : IlpStatusKind::NoSolution;
     return result;
   }
-  result.schedule = columnsSchedule(problem, columns, values);
+  result.schedule = columnsSchedule(problem, columns, cbc.values.data());
   absl::StatusOr<ScheduleCost> cost = checkSchedule(problem, result.schedule);
   if (!cost.ok())
     return absl::InternalError(
@@ -186,10 +76,9 @@ static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                     std::string(cost.status().message())));
   result.cost = *cost;
   result.status =
-      cbc.isProvenOptimal() ? IlpStatusKind::Optimal : IlpStatusKind::Feasible;
+      cbc.provenOptimal ? IlpStatusKind::Optimal : IlpStatusKind::Feasible;
   double recompute = double(result.cost.recomputeCost);
-  result.bestBound =
-      std::min(integerBound(cbc.getBestPossibleObjValue()), recompute);
+  result.bestBound = std::min(integerBound(cbc.bound), recompute);
   result.gap = gapOf(recompute, result.bestBound);
   return result;
 }
@@ -259,6 +148,7 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   // The relaxation's solution, each node recomputed once, often fits.
   // Where it does not, the relaxation at a budget lowered by the overshoot
   // chooses more to recompute, a few times; only the first one's bound holds.
+  std::string failure = lower.solverFailure;
   RematProblem tightened = problem;
   llvm::BitVector chosen = lower.recomputed;
   for (int attempt = 0; chosen.any(); ++attempt) {
@@ -282,6 +172,8 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     REMAT_ASSIGN_OR_RETURN(RecomputeBound next,
                            recomputeLowerBound(tightened, options));
     chosen = next.recomputed;
+    if (failure.empty())
+      failure = next.solverFailure;
   }
   if (options.onProgress) {
     IlpProgress progress;
@@ -296,6 +188,7 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     IlpResult result;
     result.status = IlpStatusKind::Infeasible;
     result.settledByBound = true;
+    result.solverFailure = failure;
     return result;
   }
   // A start that costs the relaxation's bound is optimal: no MILP.
@@ -306,6 +199,7 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     result.cost = *startCost;
     result.bestBound = double(startCost->recomputeCost);
     result.settledByBound = true;
+    result.solverFailure = failure;
     return result;
   }
   if (!options.searchMilp) {
@@ -313,6 +207,7 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     if (start)
       keepWarmStartIfBetter(result, *start, *startCost);
     tightenBound(result, lower.bound);
+    result.solverFailure = failure;
     return result;
   }
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
@@ -326,18 +221,16 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   cbc.messageHandler()->setFilePointer(stderr);
   CbcMain0(cbc);
   cbc.setLogLevel(options.logLevel);
-  if (options.onProgress) {
-    ProgressHandler handler(options.onProgress);
-    cbc.passInEventHandler(&handler);
-  }
   if (!mipStartValues.empty())
     cbc.setMIPStart(mipStartValues);
   IlpOptions milpOptions = options;
   milpOptions.timeLimitSeconds = std::max(
       options.timeLimitSeconds - lower.seconds, options.timeLimitSeconds / 4);
-  bool reachedLimit = runCbcDriver(cbc, milpOptions);
   REMAT_ASSIGN_OR_RETURN(
-      IlpResult result, readResult(problem, *model.columns, cbc, reachedLimit));
+      IlpResult result,
+      readResult(problem, *model.columns, runCbc(cbc, milpOptions)));
+  if (result.solverFailure.empty())
+    result.solverFailure = failure;
   if (start)
     keepWarmStartIfBetter(result, *start, *startCost);
   tightenBound(result, lower.bound);

@@ -178,19 +178,10 @@ std::optional<RowBuilder> boundRows(const RematProblem &problem,
 }
 
 /// One CBC solve of the relaxation's rows under `objective`.
-struct RelaxationSolve {
-  bool reachedLimit = false;
-  bool provenInfeasible = false;
-  /// CBC's lower bound on the objective; meaningful with `values`.
-  double bound = 0;
-  /// The best solution's column values; empty when none was found.
-  std::vector<double> values;
-};
-
-RelaxationSolve solveRelaxation(const RowBuilder &rows,
-                                const std::vector<double> &upper,
-                                const std::vector<double> &objective,
-                                const IlpOptions &options) {
+CbcOutcome solveRelaxation(const RowBuilder &rows,
+                           const std::vector<double> &upper,
+                           const std::vector<double> &objective,
+                           const IlpOptions &options) {
   int numColumns = int(upper.size());
   std::vector<double> lower(numColumns, 0.0);
   std::vector<int> integers(numColumns);
@@ -208,16 +199,7 @@ RelaxationSolve solveRelaxation(const RowBuilder &rows,
   cbc.messageHandler()->setFilePointer(stderr);
   CbcMain0(cbc);
   cbc.setLogLevel(options.logLevel);
-  RelaxationSolve result;
-  result.reachedLimit = runCbcDriver(cbc, options);
-  if (!cbc.bestSolution()) {
-    result.provenInfeasible =
-        !result.reachedLimit && (cbc.isProvenInfeasible() || cbc.status() == 0);
-    return result;
-  }
-  result.bound = cbc.getBestPossibleObjValue();
-  result.values.assign(cbc.bestSolution(), cbc.bestSolution() + numColumns);
-  return result;
+  return runCbc(cbc, options);
 }
 
 } // namespace
@@ -260,7 +242,9 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
   solveOptions.maxNodes = options.maxNodes;
   solveOptions.logLevel = options.logLevel;
   solveOptions.seed = options.seed;
-  RelaxationSolve first = solveRelaxation(*rows, upper, cost, solveOptions);
+  solveOptions.inSolverProcess = options.inSolverProcess;
+  CbcOutcome first = solveRelaxation(*rows, upper, cost, solveOptions);
+  result.solverFailure = first.failure;
   auto finish = [&] {
     result.seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -302,8 +286,10 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
                      COIN_DBL_MAX);
       }
     }
-    RelaxationSolve second =
+    CbcOutcome second =
         solveRelaxation(tieBreak, upper, preference, solveOptions);
+    if (result.solverFailure.empty())
+      result.solverFailure = second.failure;
     if (!second.values.empty())
       chosen = std::move(second.values);
   }

@@ -1,0 +1,273 @@
+//===- CbcRun.cpp - One CBC solve, in a child process ---------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// CBC's standard driver on a loaded model, run in a forked child: Debian's
+/// CBC aborts the process on some internal assertions (CbcCutGenerator's,
+/// seen on DenseNet-121 with a relaxation that was tried and not kept), and
+/// its root may run minutes past the time limit. The child sends its
+/// progress events and its outcome back as messages: a one-byte kind, then
+/// fixed-size fields.
+///
+//===----------------------------------------------------------------------===//
+
+#include "IlpInternal.h"
+
+#include "remat/Support/ChildProcess.h"
+
+#include <coin/CbcEventHandler.hpp>
+#include <coin/CbcModel.hpp>
+#include <coin/CbcSolver.hpp>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <unistd.h>
+
+namespace remat::ilp {
+namespace {
+
+/// Message kinds.
+constexpr char kProgressMessage = 'P';
+constexpr char kOutcomeMessage = 'O';
+
+/// Appends fixed-size fields to a message.
+class MessageWriter {
+public:
+  explicit MessageWriter(char kind) : bytes_(1, kind) {}
+  template <typename T> MessageWriter &add(const T &field) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    bytes_.append(reinterpret_cast<const char *>(&field), sizeof field);
+    return *this;
+  }
+  const std::string &bytes() const { return bytes_; }
+
+private:
+  std::string bytes_;
+};
+
+/// Reads a message's fields in the order they were added; `ok()` is false
+/// once a read ran past its end.
+class MessageReader {
+public:
+  explicit MessageReader(llvm::StringRef bytes) : bytes_(bytes.drop_front()) {}
+  template <typename T> T get() {
+    T field{};
+    if (bytes_.size() < sizeof field) {
+      ok_ = false;
+      return field;
+    }
+    std::memcpy(&field, bytes_.data(), sizeof field);
+    bytes_ = bytes_.drop_front(sizeof field);
+    return field;
+  }
+  bool ok() const { return ok_; }
+
+private:
+  llvm::StringRef bytes_;
+  bool ok_ = true;
+};
+
+std::string progressMessage(const IlpProgress &progress) {
+  return MessageWriter(kProgressMessage)
+      .add(progress.seconds)
+      .add(progress.bound)
+      .add(progress.nodes)
+      .add(progress.incumbent.has_value())
+      .add(progress.incumbent.value_or(0.0))
+      .add(progress.gap.value_or(0.0))
+      .bytes();
+}
+
+std::optional<IlpProgress> readProgress(llvm::StringRef message) {
+  MessageReader reader(message);
+  IlpProgress progress;
+  progress.seconds = reader.get<double>();
+  progress.bound = reader.get<double>();
+  progress.nodes = reader.get<int64_t>();
+  bool found = reader.get<bool>();
+  double incumbent = reader.get<double>();
+  double gap = reader.get<double>();
+  if (!reader.ok())
+    return std::nullopt;
+  if (found) {
+    progress.incumbent = incumbent;
+    progress.gap = gap;
+  }
+  return progress;
+}
+
+std::string outcomeMessage(const CbcOutcome &outcome) {
+  MessageWriter writer(kOutcomeMessage);
+  writer.add(outcome.reachedLimit)
+      .add(outcome.provenOptimal)
+      .add(outcome.provenInfeasible)
+      .add(outcome.nodes)
+      .add(outcome.bound)
+      .add(uint64_t(outcome.values.size()));
+  for (double value : outcome.values)
+    writer.add(value);
+  return writer.bytes();
+}
+
+std::optional<CbcOutcome> readOutcome(llvm::StringRef message) {
+  MessageReader reader(message);
+  CbcOutcome outcome;
+  outcome.reachedLimit = reader.get<bool>();
+  outcome.provenOptimal = reader.get<bool>();
+  outcome.provenInfeasible = reader.get<bool>();
+  outcome.nodes = reader.get<int64_t>();
+  outcome.bound = reader.get<double>();
+  uint64_t size = reader.get<uint64_t>();
+  if (!reader.ok() || size > message.size() / sizeof(double))
+    return std::nullopt;
+  outcome.values.resize(size);
+  for (double &value : outcome.values)
+    value = reader.get<double>();
+  if (!reader.ok())
+    return std::nullopt;
+  return outcome;
+}
+
+/// Forwards CBC's search state to a sink: on every new incumbent, otherwise
+/// at most once a second.
+class ProgressHandler : public CbcEventHandler {
+public:
+  explicit ProgressHandler(std::function<void(const IlpProgress &)> sink)
+      : sink_(std::move(sink)) {}
+
+  CbcEventHandler *clone() const override { return new ProgressHandler(*this); }
+
+  CbcAction event(CbcEvent which) override {
+    bool found = which == solution || which == heuristicSolution;
+    if (!found && which != node && which != endSearch)
+      return noAction;
+    // Heuristics (RINS, proximity search) run sub-searches whose objective
+    // is not the problem's.
+    if (model_->parentModel())
+      return noAction;
+    double seconds = model_->getCurrentSeconds();
+    if (!found && which == node && seconds < lastReport_ + 1.0)
+      return noAction;
+    lastReport_ = seconds;
+    IlpProgress progress;
+    progress.seconds = seconds;
+    progress.bound = integerBound(model_->getBestPossibleObjValue());
+    progress.nodes = model_->getNodeCount();
+    if (model_->bestSolution()) {
+      double incumbent = model_->getObjValue();
+      progress.incumbent = incumbent;
+      progress.gap = gapOf(incumbent, progress.bound);
+    }
+    sink_(progress);
+    return noAction;
+  }
+
+private:
+  std::function<void(const IlpProgress &)> sink_;
+  double lastReport_ = -1.0;
+};
+
+/// CBC's command line for `options`.
+std::vector<std::string> driverArguments(const IlpOptions &options) {
+  std::vector<std::string> arguments = {
+      "remat-ilp", "-log", std::to_string(options.logLevel), "-timeMode",
+      "elapsed", "-seconds", fmt::format("{}", options.timeLimitSeconds),
+      "-ratioGap", fmt::format("{}", options.relativeGap), "-allowableGap", "0",
+      "-threads", "0", "-randomSeed", std::to_string(options.seed),
+      "-randomCbcSeed", std::to_string(options.seed),
+      // Cuts at the root only: on MLPs Gomory and two-step MIR cuts lift
+      // the root bound 2 to 5 times (the LP keeps fractions of every
+      // activation); on uniform chains the bound is tight already, and
+      // cuts in the tree slow the search down (docs/planning-ilp.md).
+      "-cuts", "root", "-rins", "on", "-dins", "on", "-proximity", "on"};
+  if (options.maxNodes)
+    llvm::append_range(
+        arguments, std::vector<std::string>{"-maxNodes",
+                                            std::to_string(*options.maxNodes)});
+  llvm::append_range(arguments, std::vector<std::string>{"-solve", "-quit"});
+  return arguments;
+}
+
+/// The child's side: the driver on `cbc`, its outcome read back from the
+/// model. CBC's driver prints parts of its log (the banner, preprocessing,
+/// the search of the preprocessed model) on stdout, where remat writes its
+/// IR: in the child, file descriptor 1 is stderr.
+CbcOutcome solve(CbcModel &cbc, const IlpOptions &options,
+                 ChildChannel &channel) {
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  if (options.inSolverProcess)
+    options.inSolverProcess();
+  if (options.onProgress) {
+    ProgressHandler handler([&channel](const IlpProgress &progress) {
+      channel.send(progressMessage(progress));
+    });
+    cbc.passInEventHandler(&handler);
+  }
+  std::vector<std::string> arguments = driverArguments(options);
+  std::vector<const char *> argv;
+  for (const std::string &argument : arguments)
+    argv.push_back(argument.c_str());
+  auto start = std::chrono::steady_clock::now();
+  CbcMain1(int(argv.size()), argv.data(), cbc);
+  std::chrono::duration<double> seconds =
+      std::chrono::steady_clock::now() - start;
+  CbcOutcome outcome;
+  outcome.reachedLimit = cbc.isSecondsLimitReached() ||
+                         cbc.isNodeLimitReached() ||
+                         seconds.count() >= options.timeLimitSeconds;
+  outcome.provenOptimal = cbc.isProvenOptimal();
+  outcome.nodes = cbc.getNodeCount();
+  if (const double *values = cbc.bestSolution()) {
+    outcome.bound = cbc.getBestPossibleObjValue();
+    outcome.values.assign(values, values + cbc.getNumCols());
+  } else {
+    outcome.provenInfeasible = !outcome.reachedLimit &&
+                               (cbc.isProvenInfeasible() || cbc.status() == 0);
+  }
+  return outcome;
+}
+
+} // namespace
+
+CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
+  std::optional<CbcOutcome> outcome;
+  auto onMessage = [&](llvm::StringRef message) {
+    if (message.startswith(std::string(1, kOutcomeMessage))) {
+      outcome = readOutcome(message);
+    } else if (message.startswith(std::string(1, kProgressMessage)) &&
+               options.onProgress) {
+      if (std::optional<IlpProgress> progress = readProgress(message))
+        options.onProgress(*progress);
+    }
+  };
+  double grace = std::max(kDeadlineGraceSeconds, options.timeLimitSeconds / 4);
+  absl::StatusOr<ChildExit> exit = runInChild(
+      [&](ChildChannel &channel) {
+        return channel.send(outcomeMessage(solve(cbc, options, channel))) ? 0
+                                                                          : 1;
+      },
+      onMessage, options.timeLimitSeconds + grace);
+  if (exit.ok() && exit->succeeded() && outcome)
+    return *outcome;
+  CbcOutcome failed;
+  failed.reachedLimit = true;
+  if (!exit.ok())
+    failed.failure = std::string(exit.status().message());
+  else if (exit->kind == ChildExit::Kind::KilledAtDeadline)
+    failed.failure = fmt::format("CBC ran past its {} s time limit and was "
+                                 "stopped {} s later",
+                                 options.timeLimitSeconds, grace);
+  else
+    failed.failure = fmt::format("CBC ended on {}", exit->describe());
+  return failed;
+}
+
+} // namespace remat::ilp
