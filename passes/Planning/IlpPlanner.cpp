@@ -155,6 +155,11 @@ public:
       plan.warnings.push_back(fmt::format(
           "ilp: a CBC solve gave nothing back ({}); planned from the others",
           result.solverFailure));
+    if (!result.milpSkipped.empty())
+      plan.warnings.push_back(
+          fmt::format("ilp: {}; planned from the relaxation and the warm start",
+                      result.milpSkipped));
+    bool noMilp = options_.relaxed || !result.milpSkipped.empty();
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
       std::string why = fmt::format(
@@ -162,8 +167,8 @@ public:
           result.status == ilp::IlpStatusKind::Infeasible
               ? "no schedule with the gradient ops in their scheduled order "
                 "fits"
-          : options_.relaxed ? "no schedule found without the MILP"
-                             : "no schedule found in the time limit",
+          : noMilp ? "no schedule found without the MILP"
+                   : "no schedule found in the time limit",
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size());
       // The start of least modelled peak, where it is below keeping
       // everything; else every forward value recomputed, as Checkmate's
@@ -200,7 +205,9 @@ public:
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
           "ilp: {}; the plan is within {:.2f}% of the optimal recompute cost",
-          options_.relaxed ? "relaxed, no MILP" : "stopped at its limit",
+          options_.relaxed ? "relaxed, no MILP"
+          : noMilp         ? "no MILP"
+                           : "stopped at its limit",
           100 * result.gap));
     return plan;
   }

@@ -721,6 +721,35 @@ TEST(CheckmateIlpTest, ASolverAbortLeavesTheWarmStart) {
   EXPECT_EQ(cold.solverFailure, "CBC ended on signal 6 (Aborted)");
 }
 
+// The MILP has O(N^2) columns: 4,002 nodes would need 44 million, tens of
+// GB. It is not built; the warm start comes back, unproven (the
+// relaxation too is not solved above 4,000 nodes), and the result says why.
+TEST(CheckmateIlpTest, AMilpTooLargeToBuildLeavesTheWarmStart) {
+  RematProblem problem = uniformChain(2001);
+  RematDag dag = buildDag(problem);
+  llvm::BitVector everyOther(problem.nodes.size());
+  for (int i = 0; i < 2000; i += 2)
+    everyOther.set(i);
+  RematSchedule start = recomputeOnceSchedule(problem, dag, everyOther);
+  problem.budgetBytes = INT64_MAX / 2;
+  absl::StatusOr<ScheduleCost> startCost = checkSchedule(problem, start);
+  ASSERT_TRUE(startCost.ok()) << startCost.status();
+  ASSERT_EQ(startCost->recomputeCost, 1000);
+  problem.budgetBytes = startCost->peakBytes;
+  IlpOptions options;
+  options.warmStart = start;
+  IlpResult result = solve(problem, options);
+  EXPECT_EQ(result.status, IlpStatusKind::Feasible);
+  EXPECT_EQ(result.cost.recomputeCost, 1000);
+  EXPECT_EQ(result.bestBound, 0.0);
+  // R and U: N(N+1)/2 columns each, S: N(N-1)/2, FREE: (N - k) for each
+  // of node k's inputs and itself, N = 4,002.
+  EXPECT_EQ(result.milpSkipped,
+            "the MILP of 4002 nodes would have 44046011 columns, more than "
+            "the 4000000 it is built with");
+  EXPECT_EQ(result.solverFailure, "");
+}
+
 // 30 ops and their 30 gradients in 20 of the 31 bytes that keeping
 // everything needs.
 TEST(CheckmateIlpTest, SixtyNodeChainIsProvenOptimal) {

@@ -262,8 +262,8 @@ CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   if (!exit.ok())
     failed.failure = std::string(exit.status().message());
   else if (exit->kind == ChildExit::Kind::KilledAtDeadline)
-    failed.failure = fmt::format("CBC ran past its {} s time limit and was "
-                                 "stopped {} s later",
+    failed.failure = fmt::format("CBC ran past its {:.1f} s time limit and was "
+                                 "stopped {:.1f} s later",
                                  options.timeLimitSeconds, grace);
   else
     failed.failure = fmt::format("CBC ended on {}", exit->describe());

@@ -185,6 +185,10 @@ struct IlpResult {
   /// time limit); empty when every solve did. The result is then what the
   /// other solves and the warm start gave.
   std::string solverFailure;
+  /// Why the MILP was not built though `searchMilp` asked for it: more
+  /// columns than `kMaxMilpColumns` (docs/planning-ilp.md#limits). The result
+  /// is then the relaxation's and the warm start's, as without `searchMilp`.
+  std::string milpSkipped;
 };
 
 /// What the relaxation of docs/planning-ilp.md#the-lower-bound proves about
@@ -219,10 +223,10 @@ recomputeLowerBound(const RematProblem &problem,
 /// the relaxation (`recomputeLowerBound`) and its solution rounded to a
 /// schedule, which settle the problem when that schedule fits and meets the
 /// bound; otherwise the MILP on CBC (unless `searchMilp` is false), starting
-/// from the cheaper of that schedule and the warm start. Errors: a malformed
-/// problem, a warm start that fails `checkSchedule`, a model of
-/// more than INT_MAX columns, or (internal) a CBC solution that fails the
-/// exact check.
+/// from the cheaper of that schedule and the warm start; a problem whose
+/// MILP is too large to build gets none (`IlpResult::milpSkipped`). Errors:
+/// a malformed problem, a warm start that fails `checkSchedule`, or
+/// (internal) a CBC solution that fails the exact check.
 absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
                                             const IlpOptions &options = {});
 

@@ -17,6 +17,7 @@
 
 #include <coin/CoinPackedMatrix.hpp>
 
+#include <climits>
 #include <memory>
 #include <string>
 
@@ -43,7 +44,9 @@ class IlpColumns {
 public:
   IlpColumns(const RematProblem &problem, const RematDag &dag);
 
-  int numColumns() const { return numColumns_; }
+  /// The column count; -1 above INT_MAX.
+  int numColumns() const { return total_ > INT_MAX ? -1 : int(total_); }
+  int64_t totalColumns() const { return total_; }
   int r(int t, int i) const { return int(triangle(t) + i); }
   int s(int t, int i) const { return int(sBase_ + triangle(t - 1) + i); }
   int u(int t, int k) const { return int(uBase_ + triangle(t) + k); }
@@ -60,8 +63,15 @@ private:
   int64_t sBase_ = 0, uBase_ = 0, freeBase_ = 0;
   std::vector<int64_t> freeOffset_, freeStart_;
   std::vector<std::vector<int>> freeSources_;
-  int numColumns_ = 0;
+  int64_t total_ = 0;
 };
+
+/// The most columns the MILP is built with. Its rows and CLP's copies take
+/// about 900 bytes a column in remat's process and CBC's preprocessing as
+/// much again in its own (the 809-node MLP's 2.0 million columns: 1.75 GB;
+/// 2,409 nodes, 17 million: 14 GB), and from about 800 nodes CBC's root
+/// alone outlasts a minute. 4 million is about 1,150 nodes.
+constexpr int64_t kMaxMilpColumns = 4'000'000;
 
 /// The MILP of docs/planning-ilp.md loaded into a CLP solver, with the
 /// layout of its columns; bytes are in units of `byteScale`.

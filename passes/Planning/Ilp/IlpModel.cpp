@@ -41,8 +41,7 @@ IlpColumns::IlpColumns(const RematProblem &problem, const RematDag &dag) {
   sBase_ = triangle(n);
   uBase_ = sBase_ + triangle(n - 1);
   freeBase_ = uBase_ + triangle(n);
-  int64_t total = freeBase_ + freeStart_[n];
-  numColumns_ = total > INT_MAX ? -1 : int(total);
+  total_ = freeBase_ + freeStart_[n];
 }
 
 void RowBuilder::add(llvm::ArrayRef<std::pair<int, double>> terms, double lower,

@@ -202,12 +202,19 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     result.solverFailure = failure;
     return result;
   }
-  if (!options.searchMilp) {
+  int64_t columns =
+      options.searchMilp ? IlpColumns(problem, dag).totalColumns() : 0;
+  if (!options.searchMilp || columns > kMaxMilpColumns) {
     IlpResult result;
     if (start)
       keepWarmStartIfBetter(result, *start, *startCost);
     tightenBound(result, lower.bound);
     result.solverFailure = failure;
+    if (options.searchMilp)
+      result.milpSkipped = fmt::format(
+          "the MILP of {} nodes would have {} columns, more than the {} it "
+          "is built with",
+          problem.nodes.size(), columns, kMaxMilpColumns);
     return result;
   }
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));
