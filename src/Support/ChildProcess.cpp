@@ -26,6 +26,7 @@
 #include <fcntl.h>
 #include <iostream>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -103,6 +104,7 @@ runInChild(llvm::function_ref<int(ChildChannel &)> body,
   std::cerr.flush();
   std::fflush(nullptr);
   Stopwatch clock;
+  pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) {
     int error = errno;
@@ -113,6 +115,10 @@ runInChild(llvm::function_ref<int(ChildChannel &)> body,
   }
   if (pid == 0) {
     close(fds[0]);
+    // A parent killed outright takes its child with it.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(kChildThrewStatus);
     int status = kChildThrewStatus;
     try {
       ChildChannel channel(fds[1]);

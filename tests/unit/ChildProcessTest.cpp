@@ -13,10 +13,13 @@
 
 #include "remat/Support/ChildProcess.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <sys/resource.h>
@@ -124,6 +127,51 @@ TEST(ChildProcessTest, AChildPastItsDeadlineIsKilled) {
       0.2);
   EXPECT_EQ(closed.kind, ChildExit::Kind::KilledAtDeadline);
   EXPECT_TRUE(none.empty());
+}
+
+/// Whether process `pid` has ended (gone, or a zombie not yet reaped).
+bool hasEnded(pid_t pid) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  if (!std::getline(stat, line))
+    return true;
+  size_t close = line.rfind(')');
+  return close + 2 < line.size() && line[close + 2] == 'Z';
+}
+
+// A child whose parent is killed outright dies with it: here the middle of
+// three processes passes on its child's pid and exits at once.
+TEST(ChildProcessTest, AChildDiesWithItsParent) {
+  auto [middle, pids] = run([](ChildChannel &outer) {
+    (void)runInChild(
+        [](ChildChannel &channel) {
+          pid_t self = getpid();
+          channel.send(llvm::StringRef(reinterpret_cast<const char *>(&self),
+                                       sizeof self));
+          // Its copies of both pipes closed, so that only its death is
+          // awaited below, not its end of the outer pipe.
+          for (int fd = 3; fd < 1024; ++fd)
+            close(fd);
+          sleep(60);
+          return 0;
+        },
+        [&](llvm::StringRef pid) {
+          outer.send(pid);
+          _exit(0);
+        });
+    return 1;
+  });
+  EXPECT_TRUE(middle.succeeded()) << middle.describe();
+  ASSERT_EQ(pids.size(), 1u);
+  pid_t grandchild;
+  std::memcpy(&grandchild, pids[0].data(), sizeof grandchild);
+  bool ended = false;
+  for (int wait = 0; wait < 500 && !ended; ++wait) {
+    ended = hasEnded(grandchild);
+    if (!ended)
+      usleep(10000);
+  }
+  EXPECT_TRUE(ended);
 }
 
 // A child that ends before its deadline is not killed.

@@ -57,9 +57,9 @@ constexpr int kChildThrewStatus = 70;
 /// of the parent's state run twice. Every message the child sends reaches
 /// `onMessage` in the parent, in order, before this returns; one cut short
 /// by the child's death is dropped. With a deadline, a child still running
-/// `deadlineSeconds` after the fork is killed (SIGKILL). The parent's stdio
-/// is flushed first, so that nothing it buffered is written twice. Errors:
-/// the pipe or the fork failing.
+/// `deadlineSeconds` after the fork is killed (SIGKILL), and so is a child
+/// whose parent dies. The parent's stdio is flushed first, so that nothing
+/// it buffered is written twice. Errors: the pipe or the fork failing.
 absl::StatusOr<ChildExit>
 runInChild(llvm::function_ref<int(ChildChannel &)> body,
            llvm::function_ref<void(llvm::StringRef)> onMessage,
