@@ -33,6 +33,9 @@
 namespace remat {
 namespace {
 
+/// How long the pipe of a killed child is read on.
+constexpr int kDrainMilliseconds = 1000;
+
 /// Writes all of `bytes`; false when the pipe is closed.
 bool writeAll(int fd, const char *bytes, size_t size) {
   while (size > 0) {
@@ -136,12 +139,16 @@ runInChild(llvm::function_ref<int(ChildChannel &)> body,
   char chunk[1 << 16];
   while (true) {
     pollfd readable = {fds[0], POLLIN, 0};
-    int timeout = killed ? -1 : pollTimeout(clock, deadlineSeconds);
+    int timeout =
+        killed ? kDrainMilliseconds : pollTimeout(clock, deadlineSeconds);
     int ready = poll(&readable, 1, timeout);
     if (ready < 0 && errno == EINTR)
       continue;
+    if (ready == 0 && killed)
+      break;
     if (ready == 0) {
-      // What the child sent before its death is still read, to the end.
+      // What the child sent before its death is still read, to the end
+      // (or for a second, should a process it started hold the pipe).
       kill(pid, SIGKILL);
       killed = true;
       continue;
