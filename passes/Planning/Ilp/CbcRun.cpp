@@ -27,9 +27,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <unistd.h>
+#include <vector>
 
 namespace remat::ilp {
 namespace {
@@ -38,14 +40,23 @@ namespace {
 constexpr char kProgressMessage = 'P';
 constexpr char kOutcomeMessage = 'O';
 
-/// Appends fixed-size fields to a message.
+/// Appends fields to a message: fixed-size ones as their bytes, an
+/// optional as a flag and its value, a vector as its length and elements.
 class MessageWriter {
 public:
   explicit MessageWriter(char kind) : bytes_(1, kind) {}
-  template <typename T> MessageWriter &add(const T &field) {
+  template <typename T> void operator()(const T &field) {
     static_assert(std::is_trivially_copyable_v<T>);
     bytes_.append(reinterpret_cast<const char *>(&field), sizeof field);
-    return *this;
+  }
+  void operator()(const std::optional<double> &field) {
+    (*this)(field.has_value());
+    (*this)(field.value_or(0.0));
+  }
+  void operator()(const std::vector<double> &field) {
+    (*this)(uint64_t(field.size()));
+    for (double value : field)
+      (*this)(value);
   }
   const std::string &bytes() const { return bytes_; }
 
@@ -53,20 +64,37 @@ private:
   std::string bytes_;
 };
 
-/// Reads a message's fields in the order they were added; `ok()` is false
+/// Reads a message's fields as `MessageWriter` wrote them; `ok()` is false
 /// once a read ran past its end.
 class MessageReader {
 public:
   explicit MessageReader(llvm::StringRef bytes) : bytes_(bytes.drop_front()) {}
-  template <typename T> T get() {
-    T field{};
+  template <typename T> void operator()(T &field) {
+    static_assert(std::is_trivially_copyable_v<T>);
     if (bytes_.size() < sizeof field) {
       ok_ = false;
-      return field;
+      return;
     }
     std::memcpy(&field, bytes_.data(), sizeof field);
     bytes_ = bytes_.drop_front(sizeof field);
-    return field;
+  }
+  void operator()(std::optional<double> &field) {
+    bool present = false;
+    double value = 0;
+    (*this)(present);
+    (*this)(value);
+    field = present ? std::optional<double>(value) : std::nullopt;
+  }
+  void operator()(std::vector<double> &field) {
+    uint64_t size = 0;
+    (*this)(size);
+    if (size > bytes_.size() / sizeof(double)) {
+      ok_ = false;
+      return;
+    }
+    field.resize(size);
+    for (double &value : field)
+      (*this)(value);
   }
   bool ok() const { return ok_; }
 
@@ -75,65 +103,46 @@ private:
   bool ok_ = true;
 };
 
-std::string progressMessage(const IlpProgress &progress) {
-  return MessageWriter(kProgressMessage)
-      .add(progress.seconds)
-      .add(progress.bound)
-      .add(progress.nodes)
-      .add(progress.incumbent.has_value())
-      .add(progress.incumbent.value_or(0.0))
-      .add(progress.gap.value_or(0.0))
-      .bytes();
+/// The fields of each message, in order, for writing and reading alike.
+template <typename Io, typename Progress>
+void progressFields(Io &io, Progress &progress) {
+  io(progress.seconds);
+  io(progress.bound);
+  io(progress.nodes);
+  io(progress.incumbent);
+  io(progress.gap);
+}
+template <typename Io, typename Outcome>
+void outcomeFields(Io &io, Outcome &outcome) {
+  io(outcome.reachedLimit);
+  io(outcome.provenOptimal);
+  io(outcome.provenInfeasible);
+  io(outcome.nodes);
+  io(outcome.bound);
+  io(outcome.values);
 }
 
-std::optional<IlpProgress> readProgress(llvm::StringRef message) {
-  MessageReader reader(message);
-  IlpProgress progress;
-  progress.seconds = reader.get<double>();
-  progress.bound = reader.get<double>();
-  progress.nodes = reader.get<int64_t>();
-  bool found = reader.get<bool>();
-  double incumbent = reader.get<double>();
-  double gap = reader.get<double>();
-  if (!reader.ok())
-    return std::nullopt;
-  if (found) {
-    progress.incumbent = incumbent;
-    progress.gap = gap;
-  }
-  return progress;
+std::string progressMessage(const IlpProgress &progress) {
+  MessageWriter writer(kProgressMessage);
+  progressFields(writer, progress);
+  return writer.bytes();
 }
 
 std::string outcomeMessage(const CbcOutcome &outcome) {
   MessageWriter writer(kOutcomeMessage);
-  writer.add(outcome.reachedLimit)
-      .add(outcome.provenOptimal)
-      .add(outcome.provenInfeasible)
-      .add(outcome.nodes)
-      .add(outcome.bound)
-      .add(uint64_t(outcome.values.size()));
-  for (double value : outcome.values)
-    writer.add(value);
+  outcomeFields(writer, outcome);
   return writer.bytes();
 }
 
-std::optional<CbcOutcome> readOutcome(llvm::StringRef message) {
+/// The message's fields read into a `T`; nullopt when it is cut short.
+template <typename T, typename Fields>
+std::optional<T> readMessage(llvm::StringRef message, Fields fields) {
   MessageReader reader(message);
-  CbcOutcome outcome;
-  outcome.reachedLimit = reader.get<bool>();
-  outcome.provenOptimal = reader.get<bool>();
-  outcome.provenInfeasible = reader.get<bool>();
-  outcome.nodes = reader.get<int64_t>();
-  outcome.bound = reader.get<double>();
-  uint64_t size = reader.get<uint64_t>();
-  if (!reader.ok() || size > message.size() / sizeof(double))
-    return std::nullopt;
-  outcome.values.resize(size);
-  for (double &value : outcome.values)
-    value = reader.get<double>();
+  T value;
+  fields(reader, value);
   if (!reader.ok())
     return std::nullopt;
-  return outcome;
+  return value;
 }
 
 /// Forwards CBC's search state to a sink: on every new incumbent, otherwise
@@ -229,6 +238,10 @@ CbcOutcome solve(CbcModel &cbc, const IlpOptions &options,
     outcome.bound = cbc.getBestPossibleObjValue();
     outcome.values.assign(values, values + cbc.getNumCols());
   } else {
+    // A run that reached a limit proves nothing infeasible: stopped in its
+    // root (preprocessing, cuts), CBC's driver may report infeasibility with
+    // no search done (a cold 99-op MLP at 50% did, in 86 s against a 60 s
+    // limit, while a warm-started run planned it).
     outcome.provenInfeasible = !outcome.reachedLimit &&
                                (cbc.isProvenInfeasible() || cbc.status() == 0);
   }
@@ -241,10 +254,12 @@ CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   std::optional<CbcOutcome> outcome;
   auto onMessage = [&](llvm::StringRef message) {
     if (message.startswith(std::string(1, kOutcomeMessage))) {
-      outcome = readOutcome(message);
+      outcome = readMessage<CbcOutcome>(
+          message, outcomeFields<MessageReader, CbcOutcome>);
     } else if (message.startswith(std::string(1, kProgressMessage)) &&
                options.onProgress) {
-      if (std::optional<IlpProgress> progress = readProgress(message))
+      if (std::optional<IlpProgress> progress = readMessage<IlpProgress>(
+              message, progressFields<MessageReader, IlpProgress>))
         options.onProgress(*progress);
     }
   };

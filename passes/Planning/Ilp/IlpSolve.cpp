@@ -52,11 +52,7 @@ double integerBound(double bound) {
   return std::max(0.0, std::ceil(bound - 1e-6));
 }
 
-/// The outcome of a finished run, its schedule checked exactly. A run that
-/// reached a limit (time or nodes) proves nothing infeasible: stopped in its
-/// root (preprocessing, cuts), CBC's driver may report infeasibility with no
-/// search done (a cold 99-op MLP at 50% did, in 86 s against a 60 s limit,
-/// while a warm-started run planned it).
+/// The outcome of a run, its schedule checked exactly.
 static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                                             const IlpColumns &columns,
                                             const CbcOutcome &cbc) {
