@@ -253,11 +253,11 @@ CbcOutcome solve(CbcModel &cbc, const IlpOptions &options,
 CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   std::optional<CbcOutcome> outcome;
   auto onMessage = [&](llvm::StringRef message) {
-    if (message.startswith(std::string(1, kOutcomeMessage))) {
+    char kind = message.empty() ? '\0' : message.front();
+    if (kind == kOutcomeMessage) {
       outcome = readMessage<CbcOutcome>(
           message, outcomeFields<MessageReader, CbcOutcome>);
-    } else if (message.startswith(std::string(1, kProgressMessage)) &&
-               options.onProgress) {
+    } else if (kind == kProgressMessage && options.onProgress) {
       if (std::optional<IlpProgress> progress = readMessage<IlpProgress>(
               message, progressFields<MessageReader, IlpProgress>))
         options.onProgress(*progress);
