@@ -67,9 +67,9 @@ private:
 };
 
 /// The most columns the MILP is built with. Its rows and CLP's copies take
-/// about 900 bytes a column in remat's process and CBC's preprocessing as
-/// much again in its own (the 809-node MLP's 2.0 million columns: 1.75 GB;
-/// 2,409 nodes, 17 million: 14 GB), and from about 800 nodes CBC's root
+/// about 900 bytes a column in remat's process, CBC's own copies coming on
+/// top in its child (the 809-node MLP's 2.0 million columns: 1.75 GB;
+/// 2,409 nodes, 15 million: 14 GB), and from about 800 nodes CBC's root
 /// alone outlasts a minute. 4 million is about 1,150 nodes.
 constexpr int64_t kMaxMilpColumns = 4'000'000;
 
