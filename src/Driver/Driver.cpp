@@ -41,13 +41,14 @@ constexpr Subcommand kSubcommands[] = {
      "Finds the largest batch whose planned training graph fits a memory "
      "size.",
      driver::runFitCommand},
-    {"import", "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] [-o OUT]",
+    {"import",
+     "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] [-o OUT]",
      "Imports an ONNX model as a training graph.", driver::runImportCommand},
     {"ops", "[--markdown]", "Prints the reference of every op kind.",
      driver::runOpsCommand},
     {"opt",
-     "FILE [--strategy=S [--explain] [--report=FILE|-] | -p PIPELINE] "
-     "[--verify-each] [--timing] [-o OUT]",
+     "FILE [[--strategy=S] [--budget=SIZE|P%] [--explain] [--report=FILE|-] "
+     "| -p PIPELINE] [--verify-each] [--timing] [-o OUT]",
      "Turns a forward graph into its training graph with a planner (or "
      "within a --budget), or runs a pass pipeline.",
      driver::runOptCommand},

@@ -68,8 +68,9 @@ const CommandSpec &fitSpec() {
             .help = "The same as --strategy."},
            {.name = "max-batch",
             .valueName = "N",
-            .help = "The largest batch tried (default 65536, the zoo's "
-                    "limit)."},
+            .help = "The largest batch tried (default and at most 65536, "
+                    "the zoo's limit, for a model; default 16777216 for a "
+                    "file)."},
            {.name = "report",
             .valueName = "FILE",
             .help = "Writes the result as JSON to FILE (`-` for stdout, "
@@ -78,7 +79,20 @@ const CommandSpec &fitSpec() {
   return spec;
 }
 
-absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args) {
+/// A file's batch is any leading dim; unless told otherwise, the search
+/// stops at this one (2^24), 8 doublings past the zoo's limit.
+constexpr int64_t kFileMaxBatch = int64_t(1) << 24;
+
+std::vector<std::string> zooModelNames() {
+  std::vector<std::string> models;
+  for (const ZooModelInfo &model : listZooModels())
+    models.push_back(model.name);
+  return models;
+}
+
+/// The options of `remat fit` on `source`, a zoo model when `zooModel`.
+absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args,
+                                              bool zooModel) {
   FitOptions options;
   std::optional<std::string> memory = args.get("memory");
   if (!memory)
@@ -105,21 +119,24 @@ absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args) {
           PlannerRegistry::global().create(*strategy).status());
     options.training.strategy = *strategy;
   }
-  options.maxBatch = kZooMaxBatch;
-  if (std::optional<std::string> text = args.get("max-batch"))
+  options.maxBatch = zooModel ? kZooMaxBatch : kFileMaxBatch;
+  if (std::optional<std::string> text = args.get("max-batch")) {
     if (!llvm::to_integer(*text, options.maxBatch) || options.maxBatch < 1)
       return invalidArgument("--max-batch must be an integer of at least 1, "
                              "not '{}'",
                              *text);
+    if (zooModel && options.maxBatch > kZooMaxBatch)
+      return invalidArgument("--max-batch must be at most {} for a zoo model "
+                             "(its largest --batch), not {}",
+                             kZooMaxBatch, *text);
+  }
   return options;
 }
 
 /// A zoo model when `name` is one, else the graph file `name`.
 absl::StatusOr<BatchedGraphFn> batchedSource(const std::string &name,
                                              const ParsedArgs &args) {
-  std::vector<std::string> models;
-  for (const ZooModelInfo &model : listZooModels())
-    models.push_back(model.name);
+  std::vector<std::string> models = zooModelNames();
   if (llvm::is_contained(models, name)) {
     ZooOptions options(args.extras.begin(), args.extras.end());
     if (options.count("batch"))
@@ -218,7 +235,9 @@ absl::Status runFitCommand(llvm::ArrayRef<std::string> argv,
   }
   REMAT_ASSIGN_OR_RETURN(std::string name,
                          singlePositional(spec, args, "MODEL|FILE"));
-  REMAT_ASSIGN_OR_RETURN(FitOptions options, fitOptionsFromArgs(args));
+  REMAT_ASSIGN_OR_RETURN(
+      FitOptions options,
+      fitOptionsFromArgs(args, llvm::is_contained(zooModelNames(), name)));
   REMAT_ASSIGN_OR_RETURN(BatchedGraphFn build, batchedSource(name, args));
   REMAT_ASSIGN_OR_RETURN(FitReport report, fitBatch(build, options));
   std::optional<std::string> path = args.get("report");
