@@ -100,9 +100,10 @@ void registerRecomputePass(PassRegistry &registry) {
       {.argument = RecomputePass::kArgument.str(),
        .summary = RecomputePass::kSummary.str(),
        .options = {{.name = "strategy",
-                    .help = "Which forward values to keep: none, all, "
-                            "collection, speed, memory, sqrtn, "
-                            "\"names=a,b\", regions or \"regions=p,q\"",
+                    .help = "The planner that chooses what to recompute, "
+                            "one that needs no budget (listed by `remat opt "
+                            "--help`; quoted with = or a comma: "
+                            "\"sqrtn=4\")",
                     .kind = PassOptionKind::String,
                     .defaultValue = "sqrtn"},
                    {.name = "force-data-dependency",

@@ -51,13 +51,10 @@ const CommandSpec &optSpec() {
           "into its training\ngraph: autodiff, a planner's choice of what "
           "to recompute, the recompute rewrite,\nscheduling and "
           "verification; the gradient of param `p` is the output `p.grad`.\n"
-          "Planners (--strategy or --planner): none (plain autodiff, the "
-          "default), all,\ncollection, speed, memory, sqrtn[=K], names=a,b, "
-          "regions[=p,q], schedule=B:V+W,...,\nap-sqrtn, mincut (PyTorch's "
-          "min-cut partitioner), and with --budget ilp[=SECONDS],\n"
-          "chain[=STAGES], ap-greedy, xla[=scheduled] (XLA's "
-          "rematerialization)\nand auto (docs/planners.md). With -p, runs "
-          "the pass pipeline PIPELINE instead:\na comma-separated list of "
+          "The planners (--strategy or --planner; none, plain autodiff, "
+          "by default) are listed\nbelow the options (docs/planners.md). "
+          "With -p, runs the pass pipeline PIPELINE instead:\na "
+          "comma-separated list of "
           "passes, each with optional options: `dce,cse,toposort`\nor "
           "`dce{keep-unused-leaves=false}`.\n"
           "The result is verified before it is printed.",
@@ -140,8 +137,33 @@ const CommandSpec &optSpec() {
   return spec;
 }
 
+/// Every registered planner, `auto` last: the registry's spellings and
+/// summaries, so that a new planner is listed without editing this help.
+void printPlanners(llvm::raw_ostream &os) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (const PlannerInfo *planner : PlannerRegistry::global().all()) {
+    std::string spelling = planner->name;
+    if (!planner->argument.empty())
+      spelling += planner->needsArgument
+                      ? fmt::format("={}", planner->argument)
+                      : fmt::format("[={}]", planner->argument);
+    rows.emplace_back(std::move(spelling), planner->summary);
+  }
+  rows.emplace_back(kAutoStrategy.str(),
+                    "With --budget, and the default there: builds the plans "
+                    "of every planner above that suits the graph and keeps "
+                    "the least recompute within the budget");
+  size_t width = 0;
+  for (const auto &row : rows)
+    width = std::max(width, row.first.size());
+  os << "\nplanners (--strategy=S or --planner=S):\n";
+  for (const auto &[spelling, summary] : rows)
+    os << fmt::format("  {:<{}}  {}\n", spelling, width, summary);
+}
+
 void printOptHelp(llvm::raw_ostream &os) {
   printUsage(optSpec(), os);
+  printPlanners(os);
   std::vector<const PassInfo *> passes = PassRegistry::global().all();
   size_t width = 0;
   for (const PassInfo *pass : passes)

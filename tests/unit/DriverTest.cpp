@@ -1,6 +1,7 @@
 //===- DriverTest.cpp - The remat tool run in-process -----------------------===//
 
 #include "remat/Driver/Driver.h"
+#include "remat/Pass/Planner.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -69,6 +70,18 @@ TEST_F(DriverTest, HelpExitsZeroAndWinsOverBadArguments) {
   EXPECT_THAT(help.out, StartsWith("usage: remat stats FILE"));
   EXPECT_EQ(help.err, "");
   EXPECT_THAT(run({"--help"}).out, HasSubstr("remat zoo MODEL"));
+}
+
+TEST_F(DriverTest, OptHelpListsEveryPlanner) {
+  std::string help = run({"opt", "--help"}).out;
+  size_t planners = help.find("\nplanners (");
+  ASSERT_NE(planners, std::string::npos);
+  // A planner registered later is listed without editing the help.
+  for (const PlannerInfo *planner : PlannerRegistry::global().all())
+    EXPECT_THAT(help.substr(planners), HasSubstr("\n  " + planner->name))
+        << planner->name;
+  for (const char *name : {"chain[=STAGES]", "ilp[=SECONDS]", "auto"})
+    EXPECT_THAT(help.substr(planners), HasSubstr("\n  " + std::string(name)));
 }
 
 TEST_F(DriverTest, UserErrorsAreOneLineAndExitOne) {
