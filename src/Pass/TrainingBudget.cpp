@@ -286,7 +286,11 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
       warning +=
           fmt::format("; no plan can peak below {} ({} bytes), at {}",
                       formatBytes(floor->bytes), floor->bytes, floorOpText);
-    report.warnings.push_back(std::move(warning));
+    // One line says it all: the plan's own notes (its planner's, one that
+    // recomputes for nothing) follow the verdict.
+    for (const std::string &note : report.warnings)
+      warning += "; " + note;
+    report.warnings = {std::move(warning)};
   }
   return report;
 }

@@ -42,8 +42,9 @@ TrainingReport expectMeasured(const Graph &forward, const std::string &planner,
   if (!built)
     return {};
   const TrainingReport &report = built->report;
+  // A planner's own note may follow the budget's verdict on its line.
   bool warned = llvm::any_of(report.warnings, [&](const std::string &line) {
-    return absl::StartsWith(line, planner + ":");
+    return absl::StrContains(line, planner + ":");
   });
   if (planner == "ap-greedy" && !warned) {
     EXPECT_EQ(report.budgetMet, true);
@@ -75,7 +76,7 @@ TEST_P(ApPlannersZooTest, PeaksMeasuredAndGradientsBitwise) {
     // A plan is always built, with at most one warning of its own.
     EXPECT_LE(llvm::count_if(greedy.warnings,
                              [](const std::string &line) {
-                               return absl::StartsWith(line, "ap-greedy:");
+                               return absl::StrContains(line, "ap-greedy:");
                              }),
               1);
   }
