@@ -6,9 +6,9 @@
 ///
 /// \file
 /// `remat opt --sweep`: every plan of the budget search but those made for
-/// one budget, plus the chain DP at a few budgets across the range, built on
-/// copies and reduced to the plans no other beats on both peak and
-/// recompute.
+/// one budget, plus the planners that plan for one budget (but the ILP) at a
+/// few budgets across the range, built on copies and reduced to the plans no
+/// other beats on both peak and recompute.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -30,8 +30,9 @@ using namespace budget;
 namespace {
 
 /// The budgets, in percent of plain autodiff's peak, at which the sweep
-/// plans with the chain DP, and its calibration builds for each.
-constexpr int kSweepChainPercents[] = {20, 35, 50, 65, 80};
+/// plans with the planners that plan for one budget, and the calibration
+/// builds of each.
+constexpr int kSweepBudgetPercents[] = {20, 35, 50, 65, 80};
 constexpr int kSweepCalibrationRounds = 3;
 
 } // namespace
@@ -73,16 +74,27 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
       trial.strategy += label;
       trials.push_back(std::move(trial));
     }
-    // The DP plans for one budget: a few across the range, each calibrated
-    // in fewer builds than a single budget gets.
-    for (int percent : kSweepChainPercents) {
-      REMAT_ASSIGN_OR_RETURN(Trial trial,
-                             tryCalibrated(from, fromOptions, "chain",
-                                           plainPeak / 100 * percent,
-                                           kSweepCalibrationRounds,
-                                           /*keepGraph=*/false));
-      trial.strategy += label;
-      trials.push_back(std::move(trial));
+    // The planners that plan for one budget (the DP, XLA's pass, the
+    // min-cut, the AP baselines) at a few budgets across the range, the
+    // calibrated ones in fewer builds than a single budget gets. Not the
+    // ILP: seconds a solve.
+    for (int percent : kSweepBudgetPercents) {
+      int64_t budget = plainPeak / 100 * percent;
+      for (const std::string &strategy :
+           autoCandidates(graph, CandidateSet::AtLowestPeak)) {
+        if (llvm::StringRef(strategy).startswith("ilp"))
+          continue;
+        absl::StatusOr<Trial> trial =
+            isCalibratedInSearch(strategy)
+                ? tryCalibrated(from, fromOptions, strategy, budget,
+                                kSweepCalibrationRounds, /*keepGraph=*/false)
+                : tryStrategy(from, fromOptions, strategy, budget,
+                              /*keepGraph=*/false);
+        if (!trial.ok())
+          return trial.status();
+        trial->strategy += label;
+        trials.push_back(std::move(*trial));
+      }
     }
     return absl::OkStatus();
   };
