@@ -26,7 +26,11 @@ namespace remat {
 
 /// A random forward graph of `size` ops over [8] vectors: elementwise
 /// unary and binary ops reading mostly recent values, a loss over the last.
-inline std::unique_ptr<Graph> randomGraph(std::mt19937 &random, int size) {
+/// About one op in six declares a new param, or one in 6 * `paramRarity`
+/// (activations then outweigh the params, and budgets between the peak
+/// floor and plain autodiff's peak leave room to plan).
+inline std::unique_ptr<Graph> randomGraph(std::mt19937 &random, int size,
+                                          unsigned paramRarity = 1) {
   auto graph = std::make_unique<Graph>("random");
   Builder b(*graph);
   const Type type(DType::F32, {8});
@@ -38,7 +42,7 @@ inline std::unique_ptr<Graph> randomGraph(std::mt19937 &random, int size) {
                           : values[random() % values.size()];
     };
     unsigned pick = random() % 6;
-    if (pick == 0)
+    if (pick == 0 && (paramRarity == 1 || random() % paramRarity == 0))
       values.push_back(b.param("w", type));
     else if (pick < 3)
       values.push_back(b.op(pick == 1 ? "sin" : "tanh", {operand()}));
