@@ -25,14 +25,14 @@
 namespace remat {
 namespace {
 
-/// 60 layers of [512, 32] activations, 64 KiB each against 4 KiB of weights:
-/// activations dominate, so budgets well under the plain peak are reachable
-/// (sqrtn alone reaches under half, RecomputeTest.SqrtNSavesMemoryOnADeepMlp).
-std::unique_ptr<Graph> deepMlp() {
-  return zooModel("mlp", {{"layers", "60"},
-                       {"width", "32"},
-                       {"batch", "512"},
-                       {"input", "32"}});
+/// `layers` layers of [512, 32] activations, 64 KiB each against 4 KiB of
+/// weights: activations dominate, so budgets well under the plain peak are
+/// reachable (`sqrtn` alone reaches 43% of it at 30 layers).
+std::unique_ptr<Graph> deepMlp(int layers = 30) {
+  return zooModel("mlp", {{"layers", std::to_string(layers)},
+                          {"width", "32"},
+                          {"batch", "512"},
+                          {"input", "32"}});
 }
 
 /// The pre-activation ResNet-8 of basic blocks at batch 2: 26 compute ops,
@@ -424,7 +424,8 @@ TEST(BudgetTest, TheChainPlannersLeanRunsKeepPeaksAndGradients) {
   std::vector<std::tuple<std::string, std::unique_ptr<Graph>,
                          std::vector<std::string>>>
       models;
-  models.emplace_back("mlp", deepMlp(),
+  // At 30 layers the DP's full runs fit these budgets; at 60 some are lean.
+  models.emplace_back("mlp", deepMlp(60),
                       std::vector<std::string>{"30%", "50%", "70%"});
   models.emplace_back("resnet",
                       zooModel("resnet", {{"preact", "true"},
