@@ -323,6 +323,16 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
   return std::move(*best);
 }
 
+absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
+                                   const TrainingOptions &options,
+                                   const std::string &strategy, int64_t budget,
+                                   int rounds, bool keepGraph,
+                                   std::optional<int64_t> toBeat) {
+  if (isCalibratedInSearch(strategy))
+    return tryCalibrated(base, options, strategy, budget, rounds, keepGraph);
+  return tryStrategy(base, options, strategy, budget, keepGraph, toBeat);
+}
+
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff) {
   autodiff.aggregateCount = 2;
   autodiff.aggregateBytes = 0;

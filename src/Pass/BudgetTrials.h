@@ -136,6 +136,17 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     int rounds = kCalibrationRounds,
                                     bool keepGraph = true);
 
+/// `strategy`'s trial told `budget`, as the search makes it: calibrated in at
+/// most `rounds` plans where the search calibrates it
+/// (`isCalibratedInSearch`), else planned once and built unless it
+/// recomputes more than `toBeat` FLOPs.
+absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
+                                   const TrainingOptions &options,
+                                   const std::string &strategy, int64_t budget,
+                                   int rounds = kCalibrationRounds,
+                                   bool keepGraph = true,
+                                   std::optional<int64_t> toBeat = {});
+
 /// Autodiff's options that sum each partial gradient into the value's
 /// gradient as soon as it exists: the fewest partials alive at once.
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff);

@@ -103,13 +103,11 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
         trial = std::move(**from.plain);
         from.plain->reset();
         seconds = from.plainSeconds;
-      } else if (isCalibratedInSearch(strategy)) {
-        REMAT_ASSIGN_OR_RETURN(
-            trial, tryCalibrated(*from.graph, *from.options, strategy, budget));
       } else {
-        REMAT_ASSIGN_OR_RETURN(trial, tryStrategy(*from.graph, *from.options,
-                                                  strategy, budget,
-                                                  /*keepGraph=*/true, toBeat));
+        REMAT_ASSIGN_OR_RETURN(trial, tryForBudget(*from.graph, *from.options,
+                                                   strategy, budget,
+                                                   kCalibrationRounds,
+                                                   /*keepGraph=*/true, toBeat));
       }
       if (strategy != "none")
         seconds = stopwatch.seconds();

@@ -84,16 +84,12 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
            autoCandidates(graph, CandidateSet::AtLowestPeak)) {
         if (llvm::StringRef(strategy).startswith("ilp"))
           continue;
-        absl::StatusOr<Trial> trial =
-            isCalibratedInSearch(strategy)
-                ? tryCalibrated(from, fromOptions, strategy, budget,
-                                kSweepCalibrationRounds, /*keepGraph=*/false)
-                : tryStrategy(from, fromOptions, strategy, budget,
-                              /*keepGraph=*/false);
-        if (!trial.ok())
-          return trial.status();
-        trial->strategy += label;
-        trials.push_back(std::move(*trial));
+        REMAT_ASSIGN_OR_RETURN(Trial trial,
+                               tryForBudget(from, fromOptions, strategy, budget,
+                                            kSweepCalibrationRounds,
+                                            /*keepGraph=*/false));
+        trial.strategy += label;
+        trials.push_back(std::move(trial));
       }
     }
     return absl::OkStatus();
