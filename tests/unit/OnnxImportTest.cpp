@@ -385,6 +385,36 @@ TEST(OnnxImportTest, WindowAttributesBelowOneAreErrorsNotCrashes) {
   }
 }
 
+TEST(OnnxImportTest, ConvWeightOfHigherRankIsALocatedErrorNotACrash) {
+  // libonnx's Conv shape inference takes the kernel's rank from the weight
+  // and reads that many input dims: a rank-5 weight on a rank-4 input read
+  // past the input's shape (a SIGSEGV found by remat-onnx-fuzzer). The
+  // converter sees the node first now.
+  OnnxModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  b.floats("w", {2, 2, 2, 2, 2}, std::vector<float>(32, 1.0f));
+  b.node("Conv", {"x", "w"}, {"y"});
+  b.output("y", {1, 2, 3, 3});
+  EXPECT_EQ(importError(b.bytes()),
+            "bad.onnx: error: node '/Conv_0' (Conv): only 2-D convolutions "
+            "(input rank 4) are supported, got input f32[1,2,4,4] and weight "
+            "f32[2,2,2,2,2]");
+}
+
+TEST(OnnxImportTest, ShapeInferenceComplaintsAreReportedAfterConversion) {
+  // The model's own output type disagrees with the Relu's: the converters
+  // accept every node, then ONNX's strict shape inference objects.
+  OnnxModelBuilder b;
+  b.input("x", {2, 4});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y", {2, 3});
+  std::string message = importError(b.bytes());
+  EXPECT_THAT(message, ::testing::StartsWith(
+                           "bad.onnx: error: ONNX's shape inference rejects "
+                           "the model: "));
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
 TEST(OnnxImportTest, LossNeedsAScalarOrAChoice) {
   OnnxModelBuilder b;
   b.input("x", {2, 3});

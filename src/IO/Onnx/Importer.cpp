@@ -78,7 +78,7 @@ importModel(onnx::ModelProto &model, llvm::StringRef fileName,
             const OnnxImportOptions &options) {
   REMAT_ASSIGN_OR_RETURN(int64_t opset, defaultOpset(model, fileName));
   REMAT_RETURN_IF_ERROR(
-      checkAndInferShapes(model, fileName, options.inputShapes));
+      applyInputShapesAndCheck(model, fileName, options.inputShapes));
   const onnx::GraphProto &graphProto = model.graph();
   auto graph = std::make_unique<Graph>(
       graphProto.name().empty() ? "main" : graphProto.name());
@@ -102,10 +102,6 @@ importModel(onnx::ModelProto &model, llvm::StringRef fileName,
       ctx.markUsed(name);
   for (const onnx::ValueInfoProto &output : graphProto.output())
     ctx.markUsed(output.name());
-  llvm::StringMap<const onnx::ValueInfoProto *> infos;
-  for (const onnx::ValueInfoProto &info : graphProto.value_info())
-    infos[info.name()] = &info;
-
   const ConverterTable &table = converters();
   for (const onnx::NodeProto &node : graphProto.node()) {
     ctx.setNode(&node);
@@ -118,6 +114,15 @@ importModel(onnx::ModelProto &model, llvm::StringRef fileName,
                        node.op_type(), opset);
     ctx.builder().setRegion(regionOf(node.name()));
     REMAT_RETURN_IF_ERROR(it->second(ctx));
+  }
+  // Only now, with every node accepted by its converter, is the model safe
+  // to hand to libonnx's shape inference (see inferShapes).
+  REMAT_RETURN_IF_ERROR(inferShapes(model, fileName));
+  llvm::StringMap<const onnx::ValueInfoProto *> infos;
+  for (const onnx::ValueInfoProto &info : graphProto.value_info())
+    infos[info.name()] = &info;
+  for (const onnx::NodeProto &node : graphProto.node()) {
+    ctx.setNode(&node);
     REMAT_RETURN_IF_ERROR(checkInferred(ctx, infos, node));
   }
   ctx.builder().setRegion("");

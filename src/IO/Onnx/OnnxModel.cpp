@@ -88,9 +88,27 @@ absl::Status checkWindowAttributes(const onnx::GraphProto &main,
   return absl::OkStatus();
 }
 
+/// Runs `check`, a call into libonnx, which reports problems by throwing
+/// (nothing else here throws); `who` names the part of ONNX that objects.
+template <typename Check>
+absl::Status rethrownAsError(llvm::StringRef fileName, llvm::StringRef who,
+                             Check check) {
+  try {
+    check();
+  } catch (const std::exception &e) {
+    std::string message = e.what();
+    // ONNX's messages run over several lines; the first says it.
+    if (size_t newline = message.find('\n'); newline != std::string::npos)
+      message.resize(newline);
+    return invalidArgument("{}: error: {} rejects the model: {}",
+                           fileName.str(), who.str(), message);
+  }
+  return absl::OkStatus();
+}
+
 } // namespace
 
-absl::Status checkAndInferShapes(
+absl::Status applyInputShapesAndCheck(
     onnx::ModelProto &model, llvm::StringRef fileName,
     const std::map<std::string, std::vector<int64_t>, std::less<>>
         &inputShapes) {
@@ -129,23 +147,18 @@ absl::Status checkAndInferShapes(
                              "input of the model",
                              fileName.str(), name);
   REMAT_RETURN_IF_ERROR(checkWindowAttributes(graph, fileName));
-  // ONNX reports problems by throwing; nothing else here throws.
-  try {
-    onnx::checker::check_model(model);
+  return rethrownAsError(fileName, "the ONNX checker",
+                         [&] { onnx::checker::check_model(model); });
+}
+
+absl::Status inferShapes(onnx::ModelProto &model, llvm::StringRef fileName) {
+  return rethrownAsError(fileName, "ONNX's shape inference", [&] {
     onnx::shape_inference::InferShapes(
         model, onnx::OpSchemaRegistry::Instance(),
         onnx::ShapeInferenceOptions(/*check_type_val=*/true,
                                     /*strict_mode_val=*/1,
                                     /*data_prop_val=*/true));
-  } catch (const std::exception &e) {
-    std::string message = e.what();
-    // ONNX's messages run over several lines; the first says it.
-    if (size_t newline = message.find('\n'); newline != std::string::npos)
-      message.resize(newline);
-    return invalidArgument("{}: error: the ONNX checker rejects the model: {}",
-                           fileName.str(), message);
-  }
-  return absl::OkStatus();
+  });
 }
 
 absl::StatusOr<Type> staticType(const onnx::ValueInfoProto &info,

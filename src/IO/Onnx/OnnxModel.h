@@ -40,12 +40,17 @@ absl::StatusOr<int64_t> defaultOpset(const onnx::ModelProto &model,
                                      llvm::StringRef fileName);
 
 /// Gives the graph inputs named in `inputShapes` those shapes (checked against
-/// the static dims the model has), then runs the checker and strict shape
-/// inference, which records value_info for the values it can type.
-absl::Status
-checkAndInferShapes(onnx::ModelProto &model, llvm::StringRef fileName,
-                    const std::map<std::string, std::vector<int64_t>,
-                                   std::less<>> &inputShapes);
+/// the static dims the model has), then runs ONNX's checker.
+absl::Status applyInputShapesAndCheck(
+    onnx::ModelProto &model, llvm::StringRef fileName,
+    const std::map<std::string, std::vector<int64_t>, std::less<>>
+        &inputShapes);
+
+/// Runs ONNX's strict shape inference, which records value_info for the
+/// values it can type. libonnx's inference functions trust their input (a
+/// Conv weight of higher rank than its input reads past a shape), so the
+/// importer calls this only on a model its converters have accepted.
+absl::Status inferShapes(onnx::ModelProto &model, llvm::StringRef fileName);
 
 /// The static type in `info`, or an error naming `what` (a graph input) when
 /// a dimension is dynamic or the element type unsupported.
