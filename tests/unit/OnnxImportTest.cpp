@@ -401,6 +401,24 @@ TEST(OnnxImportTest, ConvWeightOfHigherRankIsALocatedErrorNotACrash) {
             "f32[2,2,2,2,2]");
 }
 
+TEST(OnnxImportTest, InitializerOfUnknownElementTypeIsALocatedError) {
+  // Found by remat-onnx-fuzzer: element type 17 (no ONNX type has that
+  // number) came back without the file and node, and the type's name blank.
+  // ONNX's checker does not look at the type of a tensor in raw bytes.
+  OnnxModelBuilder b;
+  b.input("x", {1, 2, 4, 4});
+  b.floats("w", {2, 2, 2, 2}, std::vector<float>(16, 1.0f));
+  onnx::TensorProto &w = *b.model().mutable_graph()->mutable_initializer(0);
+  w.set_data_type(17);
+  w.clear_float_data();
+  w.set_raw_data(std::string(64, '\0'));
+  b.node("Conv", {"x", "w"}, {"y"});
+  b.output("y", {1, 2, 3, 3});
+  EXPECT_EQ(importError(b.bytes()),
+            "bad.onnx: error: node '/Conv_0' (Conv): tensor 'w': unknown "
+            "element type 17");
+}
+
 TEST(OnnxImportTest, ShapeInferenceComplaintsAreReportedAfterConversion) {
   // The model's own output type disagrees with the Relu's: the converters
   // accept every node, then ONNX's strict shape inference objects.

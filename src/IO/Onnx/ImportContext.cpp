@@ -147,11 +147,8 @@ absl::StatusOr<Type> ImportContext::typeNamed(const std::string &name) const {
   }
   if (auto it = known_.find(name); it != known_.end())
     return Type(it->second.dtype, it->second.shape);
-  if (auto it = initializers_.find(name); it != initializers_.end()) {
-    REMAT_ASSIGN_OR_RETURN(DType dtype, dtypeOfOnnx(it->second->data_type()));
-    return Type(dtype, std::vector<int64_t>(it->second->dims().begin(),
-                                            it->second->dims().end()));
-  }
+  if (auto it = initializers_.find(name); it != initializers_.end())
+    return initializerType(*it->second);
   return error("input '{}' is not defined by an earlier node, an initializer "
                "or a graph input",
                name);
@@ -169,16 +166,20 @@ ImportContext::inputAsShape(int i, std::vector<int64_t> shape) {
   return op("reshape", {v}, {{"shape", Attribute(std::move(shape))}});
 }
 
+absl::StatusOr<Type>
+ImportContext::initializerType(const onnx::TensorProto &proto) const {
+  absl::StatusOr<Type> type = tensorType(proto);
+  if (!type.ok())
+    return error("{}", std::string(type.status().message()));
+  return type;
+}
+
 absl::StatusOr<Value *>
 ImportContext::declareInitializer(const std::string &name, bool trainable,
                                   std::optional<std::vector<int64_t>> shape) {
-  const onnx::TensorProto &proto = *initializers_.lookup(name);
-  REMAT_ASSIGN_OR_RETURN(DType dtype, dtypeOfOnnx(proto.data_type()));
-  for (int64_t dim : proto.dims())
-    if (dim < 0)
-      return error("initializer '{}' has a negative dimension {}", name, dim);
-  Type type(dtype, std::vector<int64_t>(proto.dims().begin(),
-                                        proto.dims().end()));
+  REMAT_ASSIGN_OR_RETURN(Type type,
+                         initializerType(*initializers_.lookup(name)));
+  DType dtype = type.dtype();
   if (shape) {
     Type reshaped(dtype, *shape);
     if (reshaped.numElements() != type.numElements())

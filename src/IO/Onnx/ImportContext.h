@@ -58,6 +58,10 @@ struct KnownTensor {
 /// The remat dtype of an ONNX TensorProto data type, or an error.
 absl::StatusOr<DType> dtypeOfOnnx(int onnxType);
 
+/// The type of `proto`: a supported dtype and dims of at least 0, at most
+/// 2^40 elements in all; the error names the tensor.
+absl::StatusOr<Type> tensorType(const onnx::TensorProto &proto);
+
 /// Decodes `proto` (raw_data or the typed fields).
 absl::StatusOr<KnownTensor> decodeTensor(const onnx::TensorProto &proto);
 
@@ -173,6 +177,8 @@ public:
   }
 
 private:
+  /// The checked type of an initializer, or an error at the current node.
+  absl::StatusOr<Type> initializerType(const onnx::TensorProto &proto) const;
   /// The static type of the value named `name`, however it is defined.
   absl::StatusOr<Type> typeNamed(const std::string &name) const;
   absl::StatusOr<Value *> materialise(const std::string &name,

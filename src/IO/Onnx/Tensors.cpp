@@ -63,6 +63,8 @@ absl::StatusOr<DType> dtypeOfOnnx(int onnxType) {
   case onnx::TensorProto::BOOL:
     return DType::Bool;
   default:
+    if (!onnx::TensorProto::DataType_IsValid(onnxType))
+      return invalidArgument("unknown element type {}", onnxType);
     return invalidArgument("unsupported element type {} ({})",
                            onnx::TensorProto::DataType_Name(
                                onnx::TensorProto::DataType(onnxType)),
@@ -156,7 +158,17 @@ absl::Status forEachElement(const onnx::TensorProto &proto, DType dtype,
   }
 }
 
-/// The dtype and shape of `proto`, checked.
+/// An error unless `proto` stores as many elements as `type` has, checked
+/// before any buffer of that size is allocated: the dims of a malformed
+/// model may ask for terabytes its data does not hold.
+absl::Status checkStoredElements(const onnx::TensorProto &proto,
+                                 const Type &type) {
+  return forEachElement(proto, type.dtype(), type.numElements(),
+                        [](int64_t, double, int64_t) {});
+}
+
+} // namespace
+
 absl::StatusOr<Type> tensorType(const onnx::TensorProto &proto) {
   absl::StatusOr<DType> dtype = dtypeOfOnnx(proto.data_type());
   if (!dtype.ok())
@@ -171,17 +183,6 @@ absl::StatusOr<Type> tensorType(const onnx::TensorProto &proto) {
   }
   return Type(*dtype, shape);
 }
-
-/// An error unless `proto` stores as many elements as `type` has, checked
-/// before any buffer of that size is allocated: the dims of a malformed
-/// model may ask for terabytes its data does not hold.
-absl::Status checkStoredElements(const onnx::TensorProto &proto,
-                                 const Type &type) {
-  return forEachElement(proto, type.dtype(), type.numElements(),
-                        [](int64_t, double, int64_t) {});
-}
-
-} // namespace
 
 absl::StatusOr<KnownTensor> decodeTensor(const onnx::TensorProto &proto) {
   REMAT_ASSIGN_OR_RETURN(Type type, tensorType(proto));
