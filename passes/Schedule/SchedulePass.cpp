@@ -28,7 +28,7 @@
 
 namespace remat {
 
-absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
+absl::StatusOr<MemorySchedule> memorySchedule(const Graph &graph) {
   using namespace schedule;
   ScheduleGraph compact(graph);
   if (const Op *op = compact.firstUnorderedOp())
@@ -36,7 +36,8 @@ absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
                         "scheduled before it; the schedule pass needs a "
                         "topological schedule (run toposort first)");
   Order input(compact.numOps());
-  ScheduleResult result;
+  MemorySchedule schedule;
+  ScheduleResult &result = schedule.result;
   result.peakBytesBefore = simulatePeak(compact, input);
   result.peakBytesAfter = result.peakBytesBefore;
   std::optional<Order> best;
@@ -63,15 +64,20 @@ absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
   Order chained = listScheduleOrder(compact, input, ListKey::ByChains);
   consider(sinkOrder(compact, chained));
   consider(std::move(chained));
-  if (!best)
-    return result;
-  std::vector<Op *> ops;
-  ops.reserve(best->size());
-  for (Index op : best->ops())
-    ops.push_back(compact.ops()[op]);
-  graph.setSchedule(ops);
-  result.opsMoved = countMovedOps(*best);
-  return result;
+  const Order &chosen = best ? *best : input;
+  schedule.ops.reserve(chosen.size());
+  for (Index op : chosen.ops())
+    schedule.ops.push_back(compact.ops()[op]);
+  if (best)
+    result.opsMoved = countMovedOps(*best);
+  return schedule;
+}
+
+absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph) {
+  REMAT_ASSIGN_OR_RETURN(MemorySchedule schedule, memorySchedule(graph));
+  if (schedule.result.peakBytesAfter < schedule.result.peakBytesBefore)
+    graph.setSchedule(schedule.ops);
+  return schedule.result;
 }
 
 namespace {

@@ -19,6 +19,8 @@
 #include "remat/Support/Stopwatch.h"
 #include "remat/Support/Units.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <fmt/format.h>
 
 #include <utility>
@@ -332,6 +334,24 @@ buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,
   return report;
 }
 
+bool isInCloneOrder(const Graph &graph) {
+  if (!numberedInScheduleOrder(graph))
+    return false;
+  auto byReader = [](const Use &a, const Use &b) {
+    return std::make_pair(a.user->id(), a.operandIndex) <
+           std::make_pair(b.user->id(), b.operandIndex);
+  };
+  auto byId = [](const Op *a, const Op *b) { return a->id() < b->id(); };
+  for (const Op &op : graph.ops()) {
+    if (!llvm::is_sorted(op.controlUsers(), byId))
+      return false;
+    for (const Value *result : op.results())
+      if (!llvm::is_sorted(result->uses(), byReader))
+        return false;
+  }
+  return true;
+}
+
 absl::StatusOr<DifferentiatedGraph>
 differentiateOnce(Graph &graph, const TrainingOptions &options) {
   DifferentiatedGraph base;
@@ -342,11 +362,11 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
       base.forwardOpIdBound,
       TrainingRun(graph, options, std::nullopt, report).differentiateGraph());
   base.autodiffTime = report.timings.front();
-  std::unique_ptr<Graph> plain = graph.clone(Graph::CloneIds::Keep);
-  REMAT_ASSIGN_OR_RETURN(base.plainSchedule, scheduleForMemory(*plain));
-  base.plainOrder.reserve(plain->numOps());
-  for (const Op &op : plain->ops())
-    base.plainOrder.push_back(op.id());
+  REMAT_ASSIGN_OR_RETURN(MemorySchedule plain, memorySchedule(graph));
+  base.plainSchedule = plain.result;
+  base.plainOrder.reserve(plain.ops.size());
+  for (const Op *op : plain.ops)
+    base.plainOrder.push_back(op->id());
   // Autodiff appends, so a forward graph numbered in order stays so: the
   // schedule of a renumbered copy is the one just made.
   if (numberedInScheduleOrder(graph))

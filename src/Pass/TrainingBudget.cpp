@@ -138,8 +138,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   // Every candidate starts from a copy of the graph differentiated once;
   // the one chosen is swapped in, not built again. Ids renumbered in
   // schedule order first, as every other copy of the forward graph has
-  // them: the planners number ops by id.
-  {
+  // them: the planners number ops by id. A parsed graph already is.
+  if (!isInCloneOrder(graph)) {
     std::unique_ptr<Graph> forward = graph.clone();
     graph.swap(*forward);
   }

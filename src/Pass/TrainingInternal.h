@@ -42,7 +42,13 @@ struct DifferentiatedGraph {
   mutable std::optional<ScheduleResult> renumberedSchedule;
 };
 
-/// Differentiates `graph` in place and schedules a copy of it for memory.
+/// Whether `graph` is already what `graph.clone()` makes of it (ids, use
+/// lists and control users in schedule order), so a renumbering copy would
+/// change nothing.
+bool isInCloneOrder(const Graph &graph);
+
+/// Differentiates `graph` in place and finds the order `scheduleForMemory`
+/// would give it, leaving its own.
 absl::StatusOr<DifferentiatedGraph>
 differentiateOnce(Graph &graph, const TrainingOptions &options);
 

@@ -25,10 +25,12 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace remat {
 
 class Graph;
+class Op;
 
 struct ScheduleResult {
   /// Simulated peak of the input schedule.
@@ -43,6 +45,18 @@ struct ScheduleResult {
 
 /// Reorders `graph` (verified) to lower its simulated peak; never raises it.
 absl::StatusOr<ScheduleResult> scheduleForMemory(Graph &graph);
+
+/// The order `scheduleForMemory` would leave in a graph, and its figures.
+struct MemorySchedule {
+  ScheduleResult result;
+  /// Every op of the graph, in the new order (the input order when no other
+  /// is strictly better).
+  std::vector<Op *> ops;
+};
+
+/// What `scheduleForMemory(graph)` would do, leaving `graph` as it is: for a
+/// caller that needs the order of a graph it will not run.
+absl::StatusOr<MemorySchedule> memorySchedule(const Graph &graph);
 
 /// The pass, `schedule`, is created by `createSchedulePass` (Passes.h).
 
