@@ -3,6 +3,8 @@ find_package(LLVM 14 REQUIRED CONFIG)
 find_package(absl REQUIRED CONFIG)
 find_package(fmt REQUIRED CONFIG)
 find_package(Eigen3 REQUIRED CONFIG)
+# The schedule pass builds its candidate orders on two threads.
+find_package(Threads REQUIRED)
 # .npz archives. Debian's libzip-config.cmake also declares the zipcmp, zipmerge
 # and ziptool programs, which libzip-dev does not ship, so it fails to load;
 # pkg-config finds the library alone.

@@ -8,8 +8,10 @@
 #
 #   scripts/fuzz.sh           What scripts/test.sh (CI) runs: seed 1 and a
 #                             fixed number of inputs per target (about 90 s in
-#                             all on 2 cores), so that a failure is the same on
-#                             every machine and this command reproduces it.
+#                             all on 2 cores): every run of one build tries the
+#                             same inputs, so this command reproduces a failure.
+#                             (Another checkout path is another binary, whose
+#                             coverage, and so whose inputs, drift apart.)
 #   scripts/fuzz.sh SECONDS   A campaign: a random seed and SECONDS per target.
 #                             Run one before a change to the parser or the
 #                             importers lands; CI's fixed runs only guard

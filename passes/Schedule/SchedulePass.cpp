@@ -10,7 +10,8 @@
 /// hoisting the input order, hoisting it alone, a greedy list schedule by ops,
 /// itself sunk then hoisted, and one by chains, sunk or not. It simulates the
 /// peak of each and writes back the best only if it is strictly better than the
-/// input's (docs/schedule.md).
+/// input's (docs/schedule.md). The candidates from the list schedule by ops
+/// are made on a second thread, over the same read-only arrays.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +25,37 @@
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Support/Status.h"
 
+#include <future>
+#include <limits>
 #include <optional>
+#include <utility>
 
 namespace remat {
+
+namespace {
+
+/// The best of some candidate orders: the lowest peak, ties to the one
+/// considered first (the lower `rank`).
+struct BestOrder {
+  std::optional<schedule::Order> order;
+  int64_t peak = std::numeric_limits<int64_t>::max();
+  int rank = 0;
+
+  void consider(const schedule::ScheduleGraph &graph,
+                schedule::Order &&candidate, int candidateRank) {
+    int64_t candidatePeak = schedule::simulatePeak(graph, candidate);
+    if (std::make_pair(candidatePeak, candidateRank) <
+        std::make_pair(peak, rank))
+      *this = {std::move(candidate), candidatePeak, candidateRank};
+  }
+  void consider(BestOrder &&other) {
+    if (other.order &&
+        std::make_pair(other.peak, other.rank) < std::make_pair(peak, rank))
+      *this = std::move(other);
+  }
+};
+
+} // namespace
 
 absl::StatusOr<MemorySchedule> memorySchedule(const Graph &graph) {
   using namespace schedule;
@@ -39,37 +68,42 @@ absl::StatusOr<MemorySchedule> memorySchedule(const Graph &graph) {
   MemorySchedule schedule;
   ScheduleResult &result = schedule.result;
   result.peakBytesBefore = simulatePeak(compact, input);
-  result.peakBytesAfter = result.peakBytesBefore;
-  std::optional<Order> best;
-  // Ties keep the order considered first, the input before all.
-  auto consider = [&](Order &&order) {
-    int64_t peak = simulatePeak(compact, order);
-    if (peak < result.peakBytesAfter) {
-      result.peakBytesAfter = peak;
-      best = std::move(order);
-    }
-  };
-  auto sinkThenHoist = [&](const Order &start) {
-    Order sunk = sinkOrder(compact, start);
+  // The candidates, ranked in the order they are considered: the input
+  // first, so that another order is taken only when strictly better. The
+  // list schedule by ops and what grows from it are built on a second
+  // thread; which thread finds an order does not change which is chosen.
+  BestOrder best{std::nullopt, result.peakBytesBefore, 0};
+  auto fromListByOps = [&compact, &input] {
+    BestOrder found;
+    Order listed = listScheduleOrder(compact, input, ListKey::ByOps);
+    Order sunk = sinkOrder(compact, listed);
     Order hoisted = hoistOrder(compact, sunk);
-    consider(std::move(sunk));
-    consider(std::move(hoisted));
+    found.consider(compact, std::move(sunk), 4);
+    found.consider(compact, std::move(hoisted), 5);
+    found.consider(compact, std::move(listed), 6);
+    return found;
   };
-  sinkThenHoist(input);
-  consider(hoistOrder(compact, input));
-  Order listed = listScheduleOrder(compact, input, ListKey::ByOps);
-  sinkThenHoist(listed);
-  consider(std::move(listed));
+  std::future<BestOrder> listedByOps =
+      std::async(std::launch::async, fromListByOps);
+  {
+    Order sunk = sinkOrder(compact, input);
+    Order hoisted = hoistOrder(compact, sunk);
+    best.consider(compact, std::move(sunk), 1);
+    best.consider(compact, std::move(hoisted), 2);
+  }
+  best.consider(compact, hoistOrder(compact, input), 3);
   // Sinking what it runs early is all this one needs of the other phases.
   Order chained = listScheduleOrder(compact, input, ListKey::ByChains);
-  consider(sinkOrder(compact, chained));
-  consider(std::move(chained));
-  const Order &chosen = best ? *best : input;
+  best.consider(compact, sinkOrder(compact, chained), 7);
+  best.consider(compact, std::move(chained), 8);
+  best.consider(listedByOps.get());
+  result.peakBytesAfter = best.peak;
+  const Order &chosen = best.order ? *best.order : input;
   schedule.ops.reserve(chosen.size());
   for (Index op : chosen.ops())
     schedule.ops.push_back(compact.ops()[op]);
-  if (best)
-    result.opsMoved = countMovedOps(*best);
+  if (best.order)
+    result.opsMoved = countMovedOps(*best.order);
   return schedule;
 }
 

@@ -21,7 +21,9 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <future>
 #include <limits>
+#include <memory>
 
 namespace remat::budget {
 namespace {
@@ -71,18 +73,20 @@ absl::StatusOr<BasePlan> planStrategy(const DifferentiatedGraph &base,
   return planDifferentiated(base, trial, budget);
 }
 
-/// Builds `plan`, `strategy`'s, on a copy of `base`; the trial keeps the
-/// graph when `keepGraph`.
+/// Builds `plan`, `strategy`'s, on a copy of `base` (`copy` when made
+/// beforehand); the trial keeps the graph when `keepGraph`.
 absl::StatusOr<Trial> buildPlan(const DifferentiatedGraph &base,
                                 const TrainingOptions &options,
                                 const std::string &strategy,
                                 std::optional<int64_t> budget,
-                                const BasePlan &plan, bool keepGraph) {
+                                const BasePlan &plan, bool keepGraph,
+                                std::unique_ptr<Graph> copy = nullptr) {
   TrainingOptions trial = options;
   trial.strategy = strategy;
-  REMAT_ASSIGN_OR_RETURN(
-      TrainingBuild build,
-      buildFromDifferentiated(base, trial, budget, /*verify=*/false, &plan));
+  REMAT_ASSIGN_OR_RETURN(TrainingBuild build,
+                         buildFromDifferentiated(base, trial, budget,
+                                                 /*verify=*/false, &plan,
+                                                 std::move(copy)));
   Trial result{strategy, build.report.planPeakBytes(),
                build.report.flopsRecompute, build.report.overhead};
   if (keepGraph)
@@ -224,6 +228,13 @@ public:
   };
 
   absl::StatusOr<Outcome> run(int64_t told) {
+    // The first plan is always built: its copy of the graph is made on a
+    // second thread while the planner reads the same graph.
+    std::future<std::unique_ptr<Graph>> copy;
+    if (done_.empty())
+      copy = std::async(std::launch::async, [graph = base_.graph] {
+        return graph->clone(Graph::CloneIds::Keep);
+      });
     REMAT_ASSIGN_OR_RETURN(BasePlan plan,
                            planStrategy(base_, options_, strategy_, told));
     std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
@@ -231,8 +242,10 @@ public:
       if (samePlan(earlier.plan, plan.plan))
         return Outcome{earlier.peakBytes, earlier.flopsRecompute, modelled,
                        std::nullopt};
-    REMAT_ASSIGN_OR_RETURN(Trial built, buildPlan(base_, options_, strategy_,
-                                                  told, plan, keepGraph_));
+    REMAT_ASSIGN_OR_RETURN(Trial built,
+                           buildPlan(base_, options_, strategy_, told, plan,
+                                     keepGraph_,
+                                     copy.valid() ? copy.get() : nullptr));
     built.plannerBudget = told;
     done_.push_back(
         {std::move(plan.plan), built.peakBytes, built.flopsRecompute});

@@ -394,9 +394,10 @@ absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
                         const TrainingOptions &options,
                         std::optional<int64_t> budgetBytes, bool verify,
-                        const BasePlan *plan) {
+                        const BasePlan *plan, std::unique_ptr<Graph> copy) {
   TrainingBuild build;
-  build.graph = base.graph->clone(Graph::CloneIds::Keep);
+  build.graph =
+      copy ? std::move(copy) : base.graph->clone(Graph::CloneIds::Keep);
   build.report.graph = build.graph->name().str();
   build.report.opsBefore = base.opsBefore;
   TrainingRun run(*build.graph, options, budgetBytes, build.report, &base,

@@ -80,12 +80,12 @@ planDifferentiated(const DifferentiatedGraph &base,
 /// (made by `planDifferentiated` with the same options and budget), that
 /// plan instead of planning again. Unless `verify`, the final verifier is
 /// left to `verifyBuild` (a search verifies only the build it returns); its
-/// step stays in the report's timings.
-absl::StatusOr<TrainingBuild>
-buildFromDifferentiated(const DifferentiatedGraph &base,
-                        const TrainingOptions &options,
-                        std::optional<int64_t> budgetBytes = std::nullopt,
-                        bool verify = true, const BasePlan *plan = nullptr);
+/// step stays in the report's timings. `copy`, when given, is the copy of
+/// `base.graph` to build on (`Graph::CloneIds::Keep`), made beforehand.
+absl::StatusOr<TrainingBuild> buildFromDifferentiated(
+    const DifferentiatedGraph &base, const TrainingOptions &options,
+    std::optional<int64_t> budgetBytes = std::nullopt, bool verify = true,
+    const BasePlan *plan = nullptr, std::unique_ptr<Graph> copy = nullptr);
 
 /// Runs the verifier a build left out, timed as its report's `verify` step.
 absl::Status verifyBuild(TrainingBuild &build);
