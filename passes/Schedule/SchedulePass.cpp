@@ -83,8 +83,9 @@ absl::StatusOr<MemorySchedule> memorySchedule(const Graph &graph) {
     found.consider(compact, std::move(listed), 6);
     return found;
   };
+  // Run here, when `get` asks, where no thread can be started.
   std::future<BestOrder> listedByOps =
-      std::async(std::launch::async, fromListByOps);
+      std::async(std::launch::async | std::launch::deferred, fromListByOps);
   {
     Order sunk = sinkOrder(compact, input);
     Order hoisted = hoistOrder(compact, sunk);

@@ -232,9 +232,10 @@ public:
     // second thread while the planner reads the same graph.
     std::future<std::unique_ptr<Graph>> copy;
     if (done_.empty())
-      copy = std::async(std::launch::async, [graph = base_.graph] {
-        return graph->clone(Graph::CloneIds::Keep);
-      });
+      copy = std::async(std::launch::async | std::launch::deferred,
+                        [graph = base_.graph] {
+                          return graph->clone(Graph::CloneIds::Keep);
+                        });
     REMAT_ASSIGN_OR_RETURN(BasePlan plan,
                            planStrategy(base_, options_, strategy_, told));
     std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
