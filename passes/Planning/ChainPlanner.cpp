@@ -114,18 +114,16 @@ public:
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
       return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
-    ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+    REMAT_RETURN_IF_ERROR(prepare(problem));
+    const ilp::GraphProblem &graph = prepared_->nodes;
     RematPlan plan;
-    if (ilp::numForward(graph.problem) == 0) {
+    if (!prepared_->blocks) {
       plan.plain = true;
       plan.warnings.push_back("chain: the graph has no forward op to "
                               "recompute; keeping every value");
       return plan;
     }
-    REMAT_ASSIGN_OR_RETURN(chain::BlockChain blocks,
-                           chain::buildBlockChain(graph,
-                                                  gradientOutputs(problem),
-                                                  options_.maxStages));
+    chain::BlockChain blocks = *prepared_->blocks;
     blocks.problem.budgetBytes = *problem.budgetBytes;
     chain::DpOptions options;
     options.maxSlots = kDefaultSlots;
@@ -197,7 +195,48 @@ public:
   }
 
 private:
+  /// What planning a graph costs whatever the budget, kept for the next
+  /// plan of the same graph: its nodes and, when it has forward nodes, its
+  /// chain of blocks.
+  struct Prepared {
+    const Graph *graph;
+    unsigned forwardOpIdBound, opIdBound, valueIdBound;
+    size_t numOps;
+    ilp::GraphProblem nodes;
+    std::optional<chain::BlockChain> blocks;
+
+    bool plans(const PlanningProblem &problem) const {
+      const Graph &g = *problem.graph;
+      return graph == &g && forwardOpIdBound == problem.forwardOpIdBound &&
+             opIdBound == g.opIdBound() && valueIdBound == g.valueIdBound() &&
+             numOps == g.numOps();
+    }
+  };
+
+  absl::Status prepare(const PlanningProblem &problem) {
+    if (prepared_ && prepared_->plans(problem))
+      return absl::OkStatus();
+    prepared_.reset();
+    const Graph &g = *problem.graph;
+    Prepared prepared{&g,
+                      problem.forwardOpIdBound,
+                      g.opIdBound(),
+                      g.valueIdBound(),
+                      g.numOps(),
+                      ilp::buildGraphProblem(problem),
+                      std::nullopt};
+    if (ilp::numForward(prepared.nodes.problem) > 0) {
+      REMAT_ASSIGN_OR_RETURN(prepared.blocks,
+                             chain::buildBlockChain(prepared.nodes,
+                                                    gradientOutputs(problem),
+                                                    options_.maxStages));
+    }
+    prepared_ = std::move(prepared);
+    return absl::OkStatus();
+  }
+
   ChainPlannerOptions options_;
+  std::optional<Prepared> prepared_;
 };
 
 /// Parses the text after `chain=`: a stage count from 1 to 1000 and

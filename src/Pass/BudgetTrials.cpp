@@ -228,6 +228,12 @@ public:
   };
 
   absl::StatusOr<Outcome> run(int64_t told) {
+    // One planner plans every round: it may keep what the budget does not
+    // change.
+    if (!planner_) {
+      REMAT_ASSIGN_OR_RETURN(planner_,
+                             PlannerRegistry::global().create(strategy_));
+    }
     // The first plan is always built: its copy of the graph is made on a
     // second thread while the planner reads the same graph.
     std::future<std::unique_ptr<Graph>> copy;
@@ -236,8 +242,10 @@ public:
                         [graph = base_.graph] {
                           return graph->clone(Graph::CloneIds::Keep);
                         });
+    TrainingOptions options = options_;
+    options.strategy = strategy_;
     REMAT_ASSIGN_OR_RETURN(BasePlan plan,
-                           planStrategy(base_, options_, strategy_, told));
+                           planDifferentiated(base_, options, told, *planner_));
     std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
     for (const Round &earlier : done_)
       if (samePlan(earlier.plan, plan.plan))
@@ -265,6 +273,7 @@ private:
   const TrainingOptions &options_;
   const std::string &strategy_;
   bool keepGraph_;
+  std::unique_ptr<Planner> planner_;
   std::vector<Round> done_;
 };
 

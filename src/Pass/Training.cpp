@@ -378,14 +378,21 @@ absl::StatusOr<BasePlan>
 planDifferentiated(const DifferentiatedGraph &base,
                    const TrainingOptions &options,
                    std::optional<int64_t> budgetBytes) {
-  BasePlan result;
-  Stopwatch stopwatch;
   REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
                          PlannerRegistry::global().create(options.strategy));
-  REMAT_ASSIGN_OR_RETURN(
-      result.plan, TrainingRun::planOn(*planner, *base.graph,
-                                       base.forwardOpIdBound, options,
-                                       budgetBytes));
+  return planDifferentiated(base, options, budgetBytes, *planner);
+}
+
+absl::StatusOr<BasePlan> planDifferentiated(const DifferentiatedGraph &base,
+                                            const TrainingOptions &options,
+                                            std::optional<int64_t> budgetBytes,
+                                            Planner &planner) {
+  BasePlan result;
+  Stopwatch stopwatch;
+  REMAT_ASSIGN_OR_RETURN(result.plan,
+                         TrainingRun::planOn(planner, *base.graph,
+                                             base.forwardOpIdBound, options,
+                                             budgetBytes));
   result.time = {"plan", stopwatch.seconds(), false};
   return result;
 }

@@ -74,6 +74,12 @@ absl::StatusOr<BasePlan>
 planDifferentiated(const DifferentiatedGraph &base,
                    const TrainingOptions &options,
                    std::optional<int64_t> budgetBytes = std::nullopt);
+/// The same with `planner`, made for `options.strategy` and kept by the
+/// caller across plans of `base`.
+absl::StatusOr<BasePlan> planDifferentiated(const DifferentiatedGraph &base,
+                                            const TrainingOptions &options,
+                                            std::optional<int64_t> budgetBytes,
+                                            Planner &planner);
 
 /// Builds `options.strategy`'s training graph on a copy of `base.graph`,
 /// as `buildTrainingGraphAsGiven` would from the forward graph; with `plan`

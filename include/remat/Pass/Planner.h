@@ -103,6 +103,10 @@ struct PlanningProblem {
   bool isForward(const Op &op) const;
 };
 
+/// A planner may be asked to plan one graph, unchanged, at several budgets
+/// (the budget search's calibration does): it may keep between calls what
+/// does not depend on the budget, as `chain` keeps its block chain. A
+/// changed graph gets a new planner.
 class Planner {
 public:
   virtual ~Planner();
