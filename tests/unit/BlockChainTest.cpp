@@ -207,6 +207,54 @@ TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
       << progress;
 }
 
+/// A plan's steps as text: the op each goes before, then the ops it
+/// recomputes, by their first result's name.
+std::string stepsText(const RematPlan &plan) {
+  std::string text = plan.plain ? "plain" : "";
+  for (const RecomputeStep &step :
+       plan.schedule.value_or(std::vector<RecomputeStep>{})) {
+    text += " " + step.before->result(0)->name().str() + ":";
+    for (const Op *op : step.ops)
+      text += " " + op->result(0)->name().str();
+  }
+  return text;
+}
+
+TEST(BlockChainTest, APlannerKeptAcrossBudgetsAndGraphsPlansAsANewOne) {
+  // `chain` keeps a graph's nodes and block chain between plans: one
+  // planner told several budgets, then another graph, then the first
+  // again, must plan exactly as a new planner per call.
+  Fixture residual = differentiated(kResidual);
+  Fixture wide = differentiated(kWide);
+  absl::StatusOr<std::unique_ptr<Planner>> kept =
+      PlannerRegistry::global().create("chain");
+  ASSERT_TRUE(kept.ok()) << kept.status();
+  int differentFromFirst = 0;
+  std::string first;
+  for (Fixture *fixture : {&residual, &wide, &residual}) {
+    for (int64_t budget :
+         {1 << 8, 1 << 9, 1 << 10, 1 << 12, 1 << 14, 1 << 16}) {
+      SCOPED_TRACE(fixture->graph->name().str() + " " + std::to_string(budget));
+      fixture->planning.budgetBytes = budget;
+      absl::StatusOr<RematPlan> again = (*kept)->plan(fixture->planning);
+      absl::StatusOr<std::unique_ptr<Planner>> fresh =
+          PlannerRegistry::global().create("chain");
+      ASSERT_TRUE(fresh.ok() && again.ok());
+      absl::StatusOr<RematPlan> once = (*fresh)->plan(fixture->planning);
+      ASSERT_TRUE(once.ok()) << once.status();
+      EXPECT_EQ(stepsText(*again), stepsText(*once));
+      EXPECT_EQ(again->modelledPeakBytes, once->modelledPeakBytes);
+      EXPECT_EQ(again->warnings, once->warnings);
+      if (first.empty())
+        first = stepsText(*once);
+      differentFromFirst += stepsText(*once) != first;
+    }
+  }
+  // The budgets and graphs give different plans, or the check proves
+  // nothing.
+  EXPECT_GE(differentFromFirst, 4);
+}
+
 TEST(BlockChainTest, BlocksMergeIntoStagesOfBalancedBytes) {
   Fixture fixture = differentiated();
   // 80 bytes of forward values; the first stage closes once it holds
