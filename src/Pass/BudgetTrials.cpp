@@ -63,13 +63,17 @@ constexpr int64_t kApOpLimit = 5000;
 /// DP's time grows as stages cubed: about twice the default's.
 constexpr int kFinerChainStages = 40;
 
-/// `strategy`'s plan of `base` with its options, told `budget`.
+/// `strategy`'s plan of `base` with its options, told `budget`; by
+/// `planner` (made for `strategy`) when given, else by a new one.
 absl::StatusOr<BasePlan> planStrategy(const DifferentiatedGraph &base,
                                       const TrainingOptions &options,
                                       const std::string &strategy,
-                                      std::optional<int64_t> budget) {
+                                      std::optional<int64_t> budget,
+                                      Planner *planner = nullptr) {
   TrainingOptions trial = options;
   trial.strategy = strategy;
+  if (planner)
+    return planDifferentiated(base, trial, budget, *planner);
   return planDifferentiated(base, trial, budget);
 }
 
@@ -242,10 +246,9 @@ public:
                         [graph = base_.graph] {
                           return graph->clone(Graph::CloneIds::Keep);
                         });
-    TrainingOptions options = options_;
-    options.strategy = strategy_;
-    REMAT_ASSIGN_OR_RETURN(BasePlan plan,
-                           planDifferentiated(base_, options, told, *planner_));
+    REMAT_ASSIGN_OR_RETURN(
+        BasePlan plan,
+        planStrategy(base_, options_, strategy_, told, planner_.get()));
     std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
     for (const Round &earlier : done_)
       if (samePlan(earlier.plan, plan.plan))
