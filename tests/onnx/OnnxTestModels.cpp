@@ -314,12 +314,20 @@ std::string tinyTransformerLayer(int64_t opset) {
   return b.bytes();
 }
 
+std::string noNodesUndefinedOutput() {
+  OnnxModelBuilder b;
+  b.input("x", {2, 3});
+  b.output("nope", {2, 3});
+  return b.bytes();
+}
+
 std::vector<std::pair<std::string, std::string>> allTestModels() {
   return {{"convnet-train-op13", tinyConvNet(13, true)},
           {"convnet-train-op15", tinyConvNet(15, true)},
           {"convnet-eval-op17", tinyConvNet(17, false)},
           {"transformer-op13", tinyTransformerLayer(13)},
-          {"transformer-op17", tinyTransformerLayer(17)}};
+          {"transformer-op17", tinyTransformerLayer(17)},
+          {"no-nodes-undefined-output", noNodesUndefinedOutput()}};
 }
 
 } // namespace remat::testing

@@ -76,6 +76,10 @@ std::string tinyConvNet(int64_t opset, bool training);
 /// input `x` [4, 16, 32], output `y` [4, 16, 32].
 std::string tinyTransformerLayer(int64_t opset);
 
+/// A model without nodes: input `x` [2, 3], output `nope`, which nothing
+/// defines (a malformed model, and a seed of the import fuzzer's corpus).
+std::string noNodesUndefinedOutput();
+
 /// Every named model, for the fixtures tool.
 std::vector<std::pair<std::string, std::string>> allTestModels();
 

@@ -401,6 +401,65 @@ TEST(OnnxImportTest, ConvWeightOfHigherRankIsALocatedErrorNotACrash) {
             "f32[2,2,2,2,2]");
 }
 
+TEST(OnnxImportTest, UndefinedOutputOfAModelWithoutNodesIsAnErrorNotACrash) {
+  // The error about the output was built naming the current node, which a
+  // model without nodes never set (a SIGSEGV with nothing on stderr).
+  EXPECT_EQ(importError(testing::noNodesUndefinedOutput()),
+            "bad.onnx: error: graph output 'nope' is not defined");
+  // With a node, the same line: the output is not blamed on the node.
+  OnnxModelBuilder b;
+  b.input("x", {2, 3});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("nope", {2, 3});
+  EXPECT_EQ(importError(b.bytes()),
+            "bad.onnx: error: graph output 'nope' is not defined");
+}
+
+TEST(OnnxImportTest, FlattenOfAnEmptyBatchKeepsItsInnerDims) {
+  // Flatten's inner size came from the element count divided by the outer
+  // one: a batch of 0 gave [0, 0], and the Gemm after it read f32[0,0].
+  OnnxModelBuilder b;
+  b.input("x", {0, 2, 2});
+  b.node("Flatten", {"x"}, {"flat"});
+  b.weights("w", {4, 3});
+  b.node("MatMul", {"flat", "w"}, {"y"});
+  b.output("y", {0, 3});
+  OnnxImportOptions options;
+  options.loss = OnnxLoss::Sum;
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      importOnnx(b.bytes(), "empty.onnx", options);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Value *flat = (*graph)->lookupValue("flat");
+  ASSERT_NE(flat, nullptr);
+  EXPECT_EQ(flat->type(), Type(DType::F32, {0, 4}));
+}
+
+TEST(OnnxImportTest, FoldedShapesPastInt64AreNamedNotNegative) {
+  // ConstantOfShape of [2^32, 2^32]: 2^64 elements, which the element count
+  // gave as -1 ("shape gives -1 elements").
+  OnnxModelBuilder b;
+  b.input("x", {2});
+  b.constInts("dims", {int64_t(1) << 32, int64_t(1) << 32});
+  b.node("ConstantOfShape", {"dims"}, {"c"});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y", {2});
+  EXPECT_EQ(importError(b.bytes()),
+            "bad.onnx: error: node '/ConstantOfShape_1' (ConstantOfShape): "
+            "shape gives the shape [4294967296,4294967296], more than "
+            "2^63-1 elements");
+  // A Reshape whose given entries multiply past int64 (an overflow in
+  // signed arithmetic before).
+  OnnxModelBuilder r;
+  r.input("x", {4});
+  r.constInts("target", {int64_t(1) << 62, 4, 0});
+  r.node("Reshape", {"x", "target"}, {"y"});
+  r.output("y", {4});
+  std::string message = importError(r.bytes());
+  EXPECT_THAT(message,
+              HasSubstr("node '/Reshape_1' (Reshape): shape [4611686018427387904, "
+                        "4, 0] has more than 2^63-1 elements"));
+}
+
 TEST(OnnxImportTest, InitializerOfUnknownElementTypeIsALocatedError) {
   // Found by remat-onnx-fuzzer: element type 17 (no ONNX type has that
   // number) came back without the file and node, and the type's name blank.

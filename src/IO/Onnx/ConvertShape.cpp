@@ -16,6 +16,7 @@
 #include "Folding.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 #include <numeric>
 
@@ -93,9 +94,7 @@ absl::Status convertConstantOfShape(ImportContext &ctx) {
     result = *value;
   }
   result.shape = shape.ints;
-  int64_t numel = result.numel();
-  if (numel < 0 || numel > kMaxFoldedElements)
-    return ctx.error("shape gives {} elements, too many to fold", numel);
+  REMAT_ASSIGN_OR_RETURN(int64_t numel, foldedElements(ctx, result, "shape"));
   if (result.isFloat())
     result.floats.assign(numel, result.floats.front());
   else
@@ -125,8 +124,9 @@ absl::Status convertReshape(ImportContext &ctx) {
       inferred = int(i);
     } else if (shape[i] < 0) {
       return ctx.error("shape entry {} is negative", shape[i]);
-    } else {
-      known *= shape[i];
+    } else if (llvm::MulOverflow(known, shape[i], known)) {
+      return ctx.error("shape [{}] has more than 2^63-1 elements",
+                       fmt::join(target.ints, ", "));
     }
   }
   if (inferred >= 0) {
@@ -135,8 +135,8 @@ absl::Status convertReshape(ImportContext &ctx) {
                        fmt::join(target.ints, ", "));
     shape[inferred] = type.numElements() / known;
   }
-  int64_t total = std::accumulate(shape.begin(), shape.end(), int64_t(1),
-                                  std::multiplies<>());
+  // The product of the entries given, and the inferred one's quotient.
+  int64_t total = inferred >= 0 ? type.numElements() : known;
   if (total != type.numElements())
     return ctx.error("cannot reshape {} to [{}]", type.str(),
                      fmt::join(target.ints, ", "));
@@ -151,10 +151,16 @@ absl::Status convertFlatten(ImportContext &ctx) {
     return ctx.error("axis {} is out of range for rank {}", axis, rank);
   if (axis < 0)
     axis += rank;
-  int64_t outer = 1;
-  for (int64_t d = 0; d < axis; ++d)
-    outer *= type.dim(int(d));
-  return defineReshaped(ctx, {outer, outer == 0 ? 0 : type.numElements() / outer});
+  // Both products from the dims: with a dim of 0 the element count says
+  // nothing of the other side ([0, 4] stays [0, 4], not [0, 0]).
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < rank; ++d)
+    if (llvm::MulOverflow(d < axis ? outer : inner, type.dim(int(d)),
+                          d < axis ? outer : inner))
+      return ctx.error("flattening {} at axis {} gives more than 2^63-1 "
+                       "elements on one side",
+                       type.str(), axis);
+  return defineReshaped(ctx, {outer, inner});
 }
 
 /// The axes of Unsqueeze and Squeeze: an input from opset 13.
@@ -391,15 +397,13 @@ absl::Status convertExpand(ImportContext &ctx) {
     shape[i] = dx == 1 ? dt : dx;
   }
   if (const KnownTensor *known = ctx.maybeKnown(0)) {
-    KnownTensor ones = KnownTensor::ofInts(
-        std::vector<int64_t>(std::accumulate(shape.begin(), shape.end(),
-                                             int64_t(1), std::multiplies<>()),
-                             0),
-        shape, known->dtype);
-    if (ones.isFloat()) {
-      ones.floats.assign(ones.ints.size(), 0.0);
-      ones.ints.clear();
-    }
+    KnownTensor ones = KnownTensor::ofInts({}, shape, known->dtype);
+    REMAT_ASSIGN_OR_RETURN(int64_t numel,
+                           foldedElements(ctx, ones, "expand"));
+    if (ones.isFloat())
+      ones.floats.assign(numel, 0.0);
+    else
+      ones.ints.assign(numel, 0);
     REMAT_ASSIGN_OR_RETURN(
         KnownTensor expanded,
         foldBinary(ctx, *known, ones, [](double a, double) { return a; },

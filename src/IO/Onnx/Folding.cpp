@@ -52,9 +52,8 @@ foldBinary(const ImportContext &ctx, const KnownTensor &a, const KnownTensor &b,
   KnownTensor result;
   result.dtype = a.dtype;
   result.shape = shape;
-  int64_t numel = result.numel();
-  if (numel < 0 || numel > kMaxFoldedElements)
-    return ctx.error("broadcast gives {} elements, too many to fold", numel);
+  REMAT_ASSIGN_OR_RETURN(int64_t numel,
+                         foldedElements(ctx, result, "broadcast"));
   for (int64_t i = 0; i < numel; ++i) {
     int64_t ia = broadcastSource(i, shape, a.shape);
     int64_t ib = broadcastSource(i, shape, b.shape);

@@ -14,6 +14,9 @@
 namespace remat::onnximport {
 
 absl::Status ImportContext::nodeError(const std::string &message) const {
+  if (!node_)
+    return absl::InvalidArgumentError(
+        fmt::format("{}: error: {}", fileName_, message));
   return absl::InvalidArgumentError(fmt::format(
       "{}: error: node '{}' ({}): {}", fileName_, node_->name(), node_->op_type(),
       message));
@@ -24,6 +27,24 @@ absl::StatusOr<int64_t> normaliseAxis(const ImportContext &ctx, int64_t axis,
   if (axis < -rank || axis >= std::max<int64_t>(rank, 1))
     return ctx.error("axis {} is out of range for rank {}", axis, rank);
   return axis < 0 ? axis + rank : axis;
+}
+
+absl::StatusOr<int64_t> foldedElements(const ImportContext &ctx,
+                                       const KnownTensor &tensor,
+                                       llvm::StringRef what) {
+  std::string shape = fmt::format("[{}]", fmt::join(tensor.shape, ","));
+  if (llvm::any_of(tensor.shape, [](int64_t dim) { return dim < 0; }))
+    return ctx.error("{} gives the shape {}, with a negative dimension",
+                     what.str(), shape);
+  int64_t numel = tensor.numel();
+  if (numel < 0)
+    return ctx.error("{} gives the shape {}, more than 2^63-1 elements",
+                     what.str(), shape);
+  if (numel > kMaxFoldedElements)
+    return ctx.error("{} gives the shape {}, {} elements, more than the {} "
+                     "the importer computes at import time",
+                     what.str(), shape, numel, kMaxFoldedElements);
+  return numel;
 }
 
 //===----------------------------------------------------------------------===//

@@ -84,10 +84,11 @@ public:
   int64_t opset() const { return opset_; }
   const std::string &fileName() const { return fileName_; }
 
-  // The node being converted.
+  // The node being converted; null outside the nodes (a graph's outputs).
   void setNode(const onnx::NodeProto *node) { node_ = node; }
   const onnx::NodeProto &node() const { return *node_; }
-  /// `file: node 'name' (OpType): message`.
+  /// `file: node 'name' (OpType): message`, or `file: message` outside the
+  /// nodes.
   template <typename... Args>
   absl::Status error(fmt::format_string<Args...> format, Args &&...args) const {
     return nodeError(fmt::format(format, std::forward<Args>(args)...));
@@ -199,6 +200,13 @@ private:
   /// Deferred Transpose outputs, by name: the input they transpose.
   llvm::StringMap<std::string> deferred_;
 };
+
+/// The element count of `tensor`, a value folded at import time, or an
+/// error saying what `what` gives (`shape`, `broadcast`): a negative dim,
+/// more elements than int64 holds, or more than `kMaxFoldedElements`.
+absl::StatusOr<int64_t> foldedElements(const ImportContext &ctx,
+                                       const KnownTensor &tensor,
+                                       llvm::StringRef what);
 
 /// Normalises a possibly negative `axis` of a rank-`rank` tensor.
 absl::StatusOr<int64_t> normaliseAxis(const ImportContext &ctx, int64_t axis,

@@ -126,6 +126,7 @@ importModel(onnx::ModelProto &model, llvm::StringRef fileName,
     REMAT_RETURN_IF_ERROR(checkInferred(ctx, infos, node));
   }
   ctx.builder().setRegion("");
+  ctx.setNode(nullptr);
   if (graphProto.output_size() == 0)
     return invalidArgument("{}: error: the model has no outputs", fileName.str());
   std::vector<Value *> outputs;
