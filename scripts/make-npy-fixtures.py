@@ -8,6 +8,7 @@ repository root: `/usr/bin/python3 scripts/make-npy-fixtures.py`.
 
 import io
 import os
+import warnings
 import zipfile
 
 import numpy as np
@@ -48,6 +49,12 @@ def main():
     with zipfile.ZipFile(os.path.join(OUT, "bad-member-data.npz"), "w") as z:
         z.writestr("w.npy", npy_bytes(data["w"]))
         z.writestr("x.npy", b"\x93NUMPY\x01\x00\x10\x00{'descr': '<f8',")
+    # Two members of one name (zipfile warns, and writes both).
+    with zipfile.ZipFile(os.path.join(OUT, "duplicate-member.npz"), "w") as z:
+        z.writestr("w.npy", npy_bytes(data["w"]))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            z.writestr("w.npy", npy_bytes(data["w"]))
     # A Fortran-order array.
     np.save(os.path.join(OUT, "fortran.npy"), np.asfortranarray(data["labels"]))
 

@@ -70,6 +70,10 @@ absl::StatusOr<ArchivePtr> openArchive(llvm::StringRef bytes) {
   ArchivePtr archive(
       zip_open_from_source(source.get(), ZIP_RDONLY | ZIP_CHECKCONS,
                            error.get()));
+  // libzip refuses an archive that names two members alike, as "File
+  // already exists"; numpy would read the last.
+  if (!archive && zip_error_code_zip(error.get()) == ZIP_ER_EXISTS)
+    return invalidArgument("the archive holds two members of the same name");
   if (!archive)
     return invalidArgument("not an .npz (zip) archive: {}", error.message());
   // The archive owns the source now.

@@ -339,6 +339,8 @@ TEST(NpzTest, MalformedArchivesFailWithOneLocatedLine) {
        "f.npz: error: member 'notes.txt': not a .npy file"},
       {readFixture("bad-member-data.npz"),
        "f.npz: error: member 'x.npy': bad header: expected a quoted string"},
+      {readFixture("duplicate-member.npz"),
+       "f.npz: error: the archive holds two members of the same name"},
   };
   for (const MalformedCase &c : cases) {
     absl::StatusOr<NamedArrays> arrays = parseNpz(c.bytes, "f.npz");
