@@ -25,6 +25,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace remat::strategies {
 namespace {
 
@@ -181,14 +183,14 @@ public:
                          graph.problem, ilp::keepAllSchedule(graph.problem)));
       }
       if (low && low->cost.peakBytes < keepAll->peakBytes) {
-        plan.warnings.push_back(fmt::format(
+        plan.budgetNotes.push_back(fmt::format(
             "{}; planned the lowest modelled peak of its starts, {} ({})", why,
             formatBytes(low->cost.peakBytes), low->planner));
         plan.schedule = ilp::stepsOf(graph, low->schedule);
         plan.modelledPeakBytes = low->cost.peakBytes;
         return plan;
       }
-      plan.warnings.push_back(
+      plan.budgetNotes.push_back(
           fmt::format("{}; recomputing every forward value instead", why));
       return plan;
     }
@@ -216,7 +218,8 @@ private:
   IlpPlannerOptions options_;
 };
 
-/// Parses the text after `ilp=`: a positive time limit in seconds,
+/// Parses the text after `ilp=`: a positive, finite time limit in seconds
+/// (no limit is the planner without one),
 /// `nodes=N`, `cold` and `relaxed`, each at most once, comma-separated.
 absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
   REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
@@ -247,8 +250,9 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
       continue;
     }
     double value = 0;
-    if (item.getAsDouble(value) || !(value > 0))
-      return invalidArgument("strategy 'ilp' takes a positive time limit in "
+    if (item.getAsDouble(value) || !(value > 0) || !std::isfinite(value))
+      return invalidArgument("strategy 'ilp' takes a positive, finite time "
+                             "limit in "
                              "seconds, got 'ilp={}'",
                              argument.str());
     options.timeLimit = value;
