@@ -9,6 +9,7 @@
 #include "Commands.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/Runtime/Distributed.h"
 
 #include "llvm/Support/BuryPointer.h"
 
@@ -113,6 +114,10 @@ int dispatch(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
 } // namespace
 
 void driver::reportError(const absl::Status &status, llvm::raw_ostream &err) {
+  // Under mpirun every rank runs the same command on the same files and
+  // fails alike: one line, from rank 0.
+  if (launcherRank() != 0)
+    return;
   std::string message(status.message());
   std::replace(message.begin(), message.end(), '\n', ' ');
   if (llvm::StringRef(message).contains(": error: "))

@@ -26,6 +26,11 @@ namespace remat {
 
 class Graph;
 
+/// The rank a launcher (`mpirun`) gave this process, read from its
+/// environment without starting MPI; 0 outside a launcher. Every rank of a
+/// job reads the same files and fails alike: only rank 0 reports.
+int launcherRank();
+
 /// Whether this build of remat can run graphs over MPI.
 bool haveDistributedRuntime();
 

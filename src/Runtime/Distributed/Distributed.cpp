@@ -16,6 +16,10 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdlib>
+
 #if REMAT_WITH_MPI
 #include "MpiDeviceShare.h"
 
@@ -26,10 +30,21 @@
 
 #include <mpi.h>
 
-#include <cstdlib>
+#include <algorithm>
 #endif
 
 namespace remat {
+
+int launcherRank() {
+  // Open MPI's, then the PMI names of MPICH's Hydra and of PMIx launchers.
+  for (const char *name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char *value = std::getenv(name)) {
+      int rank = 0;
+      if (!llvm::StringRef(value).getAsInteger(10, rank) && rank >= 0)
+        return rank;
+    }
+  return 0;
+}
 
 #if REMAT_WITH_MPI
 
@@ -56,6 +71,12 @@ void ensureMpi() {
 }
 
 absl::Status checkDevices(const Placement &placement, int ranks) {
+  if (placement.devices.empty())
+    return invalidArgument(
+        "the graph has no devices, so {} rank{} cannot share it; place it "
+        "on devices first (remat opt -p 'autodiff,data-parallel{{towers={}}}', "
+        "docs/multi-device.md)",
+        ranks, ranks == 1 ? "" : "s", std::max(ranks, 2));
   if (int(placement.devices.size()) != ranks)
     return invalidArgument("the graph has {} devices but {} ranks run it; "
                            "start one rank per device (mpirun -n {})",
