@@ -7,6 +7,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "GraphInput.h"
 
 #include "remat/IO/Dot.h"
 #include "remat/IO/TextFormat.h"
@@ -25,10 +26,10 @@ const CommandSpec &dotSpec() {
           "edge per operand labelled with the value,\ndashed edges for "
           "control dependencies, one cluster per region tag.\nRender with "
           "`dot -Tsvg`.",
-      .options = {{.name = "output",
+      .options = withOnnxImportOptions({{.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
-                   .help = "Writes to OUT instead of stdout."}}};
+                   .help = "Writes to OUT instead of stdout."}})};
   return spec;
 }
 
@@ -44,7 +45,7 @@ absl::Status runDotCommand(llvm::ArrayRef<std::string> argv,
   }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
-  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
   absl::Status written =
       writeOutput(args.get("output"), ctx.out,
                   [&](llvm::raw_ostream &os) { printDot(*graph, os); });

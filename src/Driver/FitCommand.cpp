@@ -15,6 +15,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "GraphInput.h"
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
@@ -51,8 +52,7 @@ const CommandSpec &fitSpec() {
           "monotone in the batch: batches 1, 2, 4, ... are built until one "
           "fails, then the\nsearch bisects; the batch printed was built and "
           "fits, the next one was built and\ndoes not (docs/fit.md).",
-      .options =
-          {{.name = "memory",
+      .options = withOnnxImportOptions({{.name = "memory",
             .valueName = "SIZE",
             .help = "The memory a training step must fit (`16GiB`, `512MB`)."},
            {.name = "max-overhead",
@@ -74,7 +74,7 @@ const CommandSpec &fitSpec() {
            {.name = "report",
             .valueName = "FILE",
             .help = "Writes the result as JSON to FILE (`-` for stdout, "
-                    "instead of the text)."}},
+                    "instead of the text)."}}),
       .acceptsExtraOptions = true};
   return spec;
 }
@@ -157,7 +157,7 @@ absl::StatusOr<BatchedGraphFn> batchedSource(const std::string &name,
   if (!args.extras.empty())
     return invalidArgument("--{} is a zoo model option, but '{}' is a file",
                            args.extras.front().first, name);
-  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(name));
+  REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(name, args));
   return rebatchingBuilder(*graph);
 }
 

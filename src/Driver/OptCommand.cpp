@@ -16,6 +16,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "GraphInput.h"
 #include "Pictures.h"
 
 #include "remat/IO/Report.h"
@@ -58,7 +59,7 @@ const CommandSpec &optSpec() {
           "passes, each with optional options: `dce,cse,toposort`\nor "
           "`dce{keep-unused-leaves=false}`.\n"
           "The result is verified before it is printed.",
-      .options = {
+      .options = withOnnxImportOptions({
           {.name = "strategy",
            .valueName = "S",
            .help = "The planner that chooses what to recompute (default "
@@ -133,7 +134,7 @@ const CommandSpec &optSpec() {
           {.name = "output",
            .shortName = 'o',
            .valueName = "OUT",
-           .help = "Writes to OUT instead of stdout."}}};
+           .help = "Writes to OUT instead of stdout."}})};
   return spec;
 }
 
@@ -408,7 +409,7 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   REMAT_ASSIGN_OR_RETURN(OptPlan plan, planFromArgs(args));
 
   if (args.has("sweep")) {
-    REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+    REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
     REMAT_ASSIGN_OR_RETURN(SweepReport sweep,
                            sweepTrainingPlans(*graph, plan.training));
     if (std::optional<std::string> plot = args.get("plot")) {
@@ -423,7 +424,7 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
   }
 
   if (!args.has("split-input-file")) {
-    REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+    REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
     REMAT_RETURN_IF_ERROR(optimize(*graph, plan, args, ctx));
     std::optional<std::string> output = args.get("output");
     absl::Status written = absl::OkStatus();
@@ -436,6 +437,10 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
     return written;
   }
 
+  if (isOnnxModelFile(path))
+    return invalidArgument("option '--split-input-file' cuts text IR, and "
+                           "'{}' is an ONNX model",
+                           path);
   // Each graph's error is reported as it happens; the others still run.
   REMAT_ASSIGN_OR_RETURN(std::vector<InputChunk> chunks, readSplitInput(path));
   std::string name = inputName(path);

@@ -15,6 +15,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "GraphInput.h"
 #include "DataExchange.h"
 #include "DistributedSummary.h"
 
@@ -54,7 +55,7 @@ const CommandSpec &runSpec() {
           "and checks every param's gradient against finite differences; "
           "with\n--compare, runs OTHER on the same data and compares the "
           "outputs they share.\nExits 1 when a check fails.",
-      .options = {{.name = "seed",
+      .options = withOnnxImportOptions({{.name = "seed",
                    .valueName = "N",
                    .help = "Seeds the inputs and params (default 0)."},
                   {.name = "feeds",
@@ -93,7 +94,7 @@ const CommandSpec &runSpec() {
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
-                   .help = "Writes to OUT instead of stdout."}}};
+                   .help = "Writes to OUT instead of stdout."}})};
   return spec;
 }
 
@@ -110,12 +111,15 @@ struct RunRequest {
   double tolerance = 0;
   bool json = false;
   bool distributed = false;
+  /// The options an ONNX model given as FILE or OTHER is imported with.
+  ParsedArgs args;
 };
 
 absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
                                        const ParsedArgs &args) {
   RunRequest request;
   REMAT_ASSIGN_OR_RETURN(request.path, singlePositional(spec, args, "FILE"));
+  request.args = args;
   if (std::optional<std::string> seed = args.get("seed")) {
     // At most INT64_MAX, so that JSON prints it exactly.
     int64_t value = -1;
@@ -126,6 +130,9 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   }
   request.feedsPath = args.get("feeds");
   request.paramsPath = args.get("params");
+  // An ONNX model runs on its own weights unless told otherwise.
+  if (!request.paramsPath && isOnnxModelFile(request.path))
+    request.paramsPath = request.path;
   request.dumpPath = args.get("dump");
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
@@ -360,9 +367,38 @@ absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
   return tensors;
 }
 
+/// Says how many of `graph`'s params the model `path` fed (`feeds`): none
+/// is an error (a model of another graph), some a warning naming the first
+/// param seeded instead.
+absl::Status checkOnnxParamsMatched(const Graph &graph, llvm::StringRef path,
+                                    const TensorMap &feeds,
+                                    const CommandContext &ctx) {
+  std::vector<const Value *> seeded;
+  for (const Value *param : graph.params())
+    if (!feeds.count(param->name()))
+      seeded.push_back(param);
+  size_t total = graph.params().size();
+  if (seeded.empty())
+    return absl::OkStatus();
+  if (seeded.size() == total)
+    return invalidArgument("{}: error: no initializer of the model is named "
+                           "like a param of graph @{} ({} params, the first "
+                           "%{}); was the graph imported from this model?",
+                           path.str(), graph.name().str(), total,
+                           seeded.front()->name().str());
+  ctx.err << fmt::format("remat: warning: {} feeds {} of the {} params of "
+                         "graph @{}; the other {} (the first %{}) are "
+                         "seeded\n",
+                         path.str(), total - seeded.size(), total,
+                         graph.name().str(), seeded.size(),
+                         seeded.front()->name().str());
+  return absl::OkStatus();
+}
+
 absl::StatusOr<RunReport> execute(const RunRequest &request,
                                   const CommandContext &ctx) {
-  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(request.path));
+  REMAT_ASSIGN_OR_RETURN(auto graph,
+                         readGraphInput(request.path, request.args));
   RunReport report;
   report.graph = graph->name().str();
   report.seed = request.seed;
@@ -371,11 +407,13 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   if (request.feedsPath)
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.feedsPath, LeafKind::Input, feeds));
-  if (request.paramsPath && llvm::StringRef(*request.paramsPath).endswith(".onnx")) {
+  if (request.paramsPath && isOnnxModelFile(*request.paramsPath)) {
     REMAT_ASSIGN_OR_RETURN(TensorMap weights,
                            loadOnnxParams(*graph, *request.paramsPath));
     for (auto &[name, tensor] : weights)
       feeds.insert_or_assign(name, std::move(tensor));
+    REMAT_RETURN_IF_ERROR(
+        checkOnnxParamsMatched(*graph, *request.paramsPath, feeds, ctx));
   } else if (request.paramsPath) {
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.paramsPath, LeafKind::Param, feeds));
@@ -411,7 +449,12 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
                            checkGradients(*graph, checkOptions));
   }
   if (request.comparePath) {
-    REMAT_ASSIGN_OR_RETURN(auto other, parseGraphFile(*request.comparePath));
+    // The import options are FILE's; a text IR OTHER ignores them.
+    REMAT_ASSIGN_OR_RETURN(auto other,
+                           isOnnxModelFile(*request.comparePath)
+                               ? readGraphInput(*request.comparePath,
+                                                request.args)
+                               : parseGraphFile(*request.comparePath));
     REMAT_ASSIGN_OR_RETURN(RunResult otherRun, runGraph(*other, options));
     report.comparePath = inputName(*request.comparePath);
     report.otherPeakBytes = otherRun.peakBytes;

@@ -14,6 +14,7 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "GraphInput.h"
 #include "Pictures.h"
 
 #include "remat/Analysis/Cost.h"
@@ -40,7 +41,7 @@ const CommandSpec &statsSpec() {
           "memory of its schedule:\nops (excluding input/param declarations), "
           "parameter elements and bytes, inputs, FLOPs,\nand the peak live "
           "bytes with the step that reaches it and what they are made of.",
-      .options = {{.name = "json", .help = "Prints JSON instead of text."},
+      .options = withOnnxImportOptions({{.name = "json", .help = "Prints JSON instead of text."},
                   {.name = "timeline",
                    .valueName = "SVG",
                    .help = "Also draws the live bytes at every step, split "
@@ -48,7 +49,7 @@ const CommandSpec &statsSpec() {
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
-                   .help = "Writes to OUT instead of stdout."}}};
+                   .help = "Writes to OUT instead of stdout."}})};
   return spec;
 }
 
@@ -177,7 +178,7 @@ absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
   std::optional<std::string> timeline = args.get("timeline");
   if (timeline && *timeline == "-")
     return invalidArgument("--timeline writes a picture to a file, not stdout");
-  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
   GraphStats stats = computeStats(*graph);
   if (timeline) {
     TimelineExtras extras{.title = fmt::format("@{}: live bytes", stats.graph)};
