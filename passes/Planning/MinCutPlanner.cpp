@@ -184,10 +184,13 @@ public:
     int64_t forwardBytes = 0;
     for (int i = 0; i < cut.numForward; ++i)
       forwardBytes += cut.graph.problem.nodes[i].bytes;
+    // OutOfRange: a graph too large for the planner, which the budget
+    // search passes over.
     if (forwardBytes >= mincut::kInfinite)
-      return invalidArgument("mincut: the forward values' {} bytes are more "
-                             "than the max-flow's capacities can hold",
-                             forwardBytes);
+      return absl::OutOfRangeError(fmt::format(
+          "mincut: the forward values' {} bytes are more than the max-flow's "
+          "capacities can hold",
+          forwardBytes));
     llvm::BitVector banned = cut.random;
     banned |= cut.expensive;
     llvm::BitVector saved = savedByCut(cut, banned);
@@ -241,7 +244,7 @@ private:
     }
     RematPlan plan = planOf(cut, recompute, peak);
     if (peak > budget)
-      plan.warnings.push_back(fmt::format(
+      plan.budgetNotes.push_back(fmt::format(
           "mincut: the knapsack's cut has an estimated peak of {}, over the "
           "budget of {}",
           formatBytes(peak), formatBytes(budget)));

@@ -42,6 +42,13 @@ public:
     return absl::OkStatus();
   }
 
+  /// Only the byte total (`verifyByteTotal`).
+  absl::Status runByteTotal() {
+    for (const Op &op : graph_.ops())
+      REMAT_RETURN_IF_ERROR(countBytes(op));
+    return absl::OkStatus();
+  }
+
 private:
   bool isScheduledHere(const Op *op) const {
     return op && op->graph() == &graph_ && op->id() < scheduled_.size() &&
@@ -107,11 +114,14 @@ private:
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
       std::optional<int64_t> bytes = result->type().checkedByteSize();
-      if (!bytes || __builtin_add_overflow(totalBytes_, *bytes, &totalBytes_))
-        return opError(op, fmt::format("the graph's values need more than "
-                                       "2^63-1 bytes together (at %{} : {})",
-                                       result->name().str(),
-                                       result->type().str()));
+      if (!bytes ||
+          __builtin_add_overflow(totalBytes_, *bytes, &totalBytes_)) {
+        absl::Status located = opError(
+            op, fmt::format("the graph's values need more than 2^63-1 bytes "
+                            "together (at %{} : {})",
+                            result->name().str(), result->type().str()));
+        return absl::OutOfRangeError(located.message());
+      }
     }
     return absl::OkStatus();
   }
@@ -159,6 +169,10 @@ private:
 
 absl::Status verify(const Graph &graph, const VerifierOptions &options) {
   return GraphVerifier(graph, options).run();
+}
+
+absl::Status verifyByteTotal(const Graph &graph) {
+  return GraphVerifier(graph, {}).runByteTotal();
 }
 
 } // namespace remat

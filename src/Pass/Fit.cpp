@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 namespace remat {
 namespace {
@@ -65,16 +66,22 @@ private:
   /// Builds and plans `batch`; keeps its report when it fits (each batch
   /// that fits is larger than those before it).
   absl::StatusOr<bool> tryBatch(int64_t batch) {
-    REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Graph> graph, build_(batch));
+    absl::StatusOr<std::unique_ptr<Graph>> graph = build_(batch);
+    if (absl::IsOutOfRange(graph.status()))
+      return tooLargeToCount(batch);
+    REMAT_RETURN_IF_ERROR(graph.status());
     if (report_.graph.empty())
-      report_.graph = graph->name().str();
+      report_.graph = (*graph)->name().str();
     TrainingOptions training = options_.training;
     training.budget = std::to_string(options_.memoryBytes);
     // A batch is judged by whether it fits; the cheapest plan at the lowest
     // peak of one that does not is of no use.
     training.searchAtLowestPeak = false;
-    REMAT_ASSIGN_OR_RETURN(TrainingReport plan,
-                           buildTrainingGraph(*graph, training));
+    absl::StatusOr<TrainingReport> built = buildTrainingGraph(**graph, training);
+    if (absl::IsOutOfRange(built.status()))
+      return tooLargeToCount(batch);
+    REMAT_RETURN_IF_ERROR(built.status());
+    TrainingReport &plan = *built;
     FitTrial trial{batch, plan.planPeakBytes(), plan.overhead, plan.strategy};
     trial.fits =
         trial.peakBytes <= options_.memoryBytes &&
@@ -83,6 +90,15 @@ private:
     if (trial.fits)
       fittingPlan_ = std::move(plan);
     return trial.fits;
+  }
+
+  /// A batch too large to count or plan: its forward or training graph
+  /// needs more than 2^63-1 bytes (the verifier's OutOfRange), or more than
+  /// the chosen planner's arithmetic holds. It fits no memory.
+  bool tooLargeToCount(int64_t batch) {
+    report_.trials.push_back({batch, std::numeric_limits<int64_t>::max(), 0,
+                              "none: too large to count"});
+    return false;
   }
 
   absl::Status noBatchFits() const {

@@ -152,6 +152,7 @@ public:
     report_.maxRecomputations = result.maxRecomputations;
     for (std::string &warning : plan.warnings)
       report_.warnings.push_back(std::move(warning));
+    report_.budgetNotes = std::move(plan.budgetNotes);
     describePlan(result);
     countFlops(forwardOpIdBound, result);
     if (!options_.finalPipeline.empty())
@@ -177,6 +178,9 @@ public:
     REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
       REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
                              differentiate(graph_, options_.autodiff));
+      // The gradients may take the byte total past int64, which planners
+      // sum before the graph is verified: the error names the value.
+      REMAT_RETURN_IF_ERROR(verifyByteTotal(graph_));
       return gradients.numOpsAdded > 0;
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());

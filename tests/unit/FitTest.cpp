@@ -22,6 +22,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
+
 namespace remat {
 namespace {
 
@@ -235,6 +238,49 @@ TEST(FitTest, InputsOfDifferentLeadingDimsHaveNoBatch) {
   EXPECT_EQ(build.status().message(),
             "g.remat:3:3: error: '%y = input': fit: input %y has batch 2 but "
             "%x has 4");
+}
+
+TEST(FitTest, ABatchWhoseBytesOverflowDoesNotFitAndTheLargestThatDoesIsKept) {
+  // Each row of %x is 2^40 floats, 4 TiB: from 2^20 rows on, the training
+  // graph's values need more than 2^63-1 bytes together. That batch is a
+  // failure of the search, not of the command; the search still returns
+  // the largest batch whose plan was built within the memory.
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      parseGraph("graph @wide {\n"
+                 "  input %x : f32[4,1099511627776]\n"
+                 "  %y = relu(%x)\n"
+                 "  %loss = reduce_sum(%y) {axes = [0, 1]}\n"
+                 "  output %loss\n"
+                 "}\n",
+                 "wide.remat");
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  absl::StatusOr<BatchedGraphFn> build = rebatchingBuilder(**graph);
+  ASSERT_TRUE(build.ok()) << build.status();
+  const int64_t memory = std::numeric_limits<int64_t>::max();
+  for (const char *strategy : {"none", "auto"}) {
+    SCOPED_TRACE(strategy);
+    FitOptions options = fitOptions(memory, strategy);
+    options.maxBatch = int64_t(1) << 24;
+    absl::StatusOr<FitReport> fit = fitBatch(*build, options);
+    ASSERT_TRUE(fit.ok()) << fit.status();
+    const std::vector<FitTrial> &trials = fit->trials;
+    auto tried = [&](int64_t batch) {
+      return std::find_if(trials.begin(), trials.end(),
+                          [&](const FitTrial &t) { return t.batch == batch; });
+    };
+    // The batch returned was built within the memory, the next one was
+    // tried and did not fit: its bytes overflow int64.
+    auto found = tried(fit->batch), next = tried(fit->batch + 1);
+    ASSERT_NE(found, trials.end());
+    ASSERT_NE(next, trials.end());
+    EXPECT_TRUE(found->fits);
+    EXPECT_LE(found->peakBytes, memory);
+    EXPECT_FALSE(next->fits);
+    EXPECT_EQ(next->strategy, "none: too large to count");
+    // 2^19 rows need 2 * 2^19 * 2^42 = 2^62 bytes of %x and %y alone.
+    EXPECT_GE(fit->batch, int64_t(1) << 19);
+    EXPECT_LT(fit->batch, int64_t(1) << 20);
+  }
 }
 
 } // namespace

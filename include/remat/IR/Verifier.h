@@ -15,7 +15,9 @@
 ///  - value names are unique, use lists are exact, and outputs and collections
 ///    refer to values of this graph.
 /// The first failure is returned as a message naming the op, with its source
-/// location when it has one. Linear in ops + edges.
+/// location when it has one: InvalidArgument, but OutOfRange for sizes past
+/// int64 (a batch too large to count, which `remat fit` tells apart).
+/// Linear in ops + edges.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +39,12 @@ struct VerifierOptions {
 
 /// Checks `graph`; OK or the first problem found.
 absl::Status verify(const Graph &graph, const VerifierOptions &options = {});
+
+/// Only the check that the values of `graph` need at most 2^63-1 bytes
+/// together, on which every byte total of the memory model relies: for a
+/// transform that adds values (autodiff) to make before anything sums them.
+/// Linear in values.
+absl::Status verifyByteTotal(const Graph &graph);
 
 } // namespace remat
 
