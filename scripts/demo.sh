@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets everything up and runs the main job on the model zoo: ResNet-50's
-# training graph with plain autodiff and with sqrtn checkpoints (report and
-# plan), then, on a small ResNet-18, the rewritten gradients compared bitwise
-# with plain autodiff's and checked against finite differences.
+# training graph (batch 32, 224 px) planned within 40% of plain autodiff's
+# peak; then, on a 32-layer MLP where activations dominate and the reference
+# executor runs in a second, a plan within 30% built, run, its gradients
+# compared bitwise with plain autodiff's and its measured peak with the
+# plan's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -11,22 +13,29 @@ cmake --build build --target remat-cli
 remat=build/bin/remat
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
 
-echo "== remat zoo resnet --depth=50 | remat stats -"
+echo "== remat zoo resnet --depth=50 | remat stats -   (batch 32, 224 px)"
 $remat zoo resnet --depth=50 -o "$work/resnet50.remat"
 $remat stats "$work/resnet50.remat"
 
 echo
-echo "== remat opt resnet50.remat --strategy=sqrtn -o train.remat --report=-"
-$remat opt "$work/resnet50.remat" --strategy=sqrtn -o "$work/train.remat" --report=-
-echo "== remat opt resnet50.remat --strategy=sqrtn --explain (abridged)"
-$remat opt "$work/resnet50.remat" --strategy=sqrtn --explain | head -n 12
+echo "== remat opt resnet50.remat --budget=40% --explain   (abridged)"
+$remat opt "$work/resnet50.remat" --budget=40% --explain | head -n 12
 
 echo
-echo "== resnet-18 (batch 2, 32 px): sqrtn against plain autodiff, bitwise"
-$remat zoo resnet --depth=18 --batch=2 --image=32 -o "$work/resnet18.remat"
-$remat opt "$work/resnet18.remat" --strategy=sqrtn -o "$work/r18-sqrtn.remat"
-$remat opt "$work/resnet18.remat" --strategy=none -o "$work/r18-plain.remat"
-$remat run "$work/r18-sqrtn.remat" --compare="$work/r18-plain.remat" | tail -n 1
-echo "== remat run resnet18.remat --check-grad"
-$remat run "$work/resnet18.remat" --check-grad
+echo "== a 32-layer MLP (batch 1024): plain autodiff against --budget=30%, run"
+$remat zoo mlp --layers=32 --width=64 --batch=1024 --input=64 -o "$work/mlp.remat"
+$remat opt "$work/mlp.remat" -o "$work/plain.remat"
+$remat opt "$work/mlp.remat" --budget=30% -o "$work/planned.remat" \
+  --report="$work/report.json"
+r="$work/report.json"
+printf 'plan %s: peak %s -> %s bytes, budget met %s, recompute overhead %.3f\n' \
+  "$(field strategy "$r" | tr -d '"')" "$(field peak_bytes_before "$r")" \
+  "$(field peak_bytes_after "$r")" "$(field budget_met "$r")" "$(field overhead "$r")"
+echo "== remat run planned.remat --compare=plain.remat   (loss and every gradient, bitwise)"
+$remat run "$work/planned.remat" --compare="$work/plain.remat" | tail -n 1
+echo "== remat run planned.remat --json   (the executor's measured peak against the plan's)"
+$remat run "$work/planned.remat" --json >"$work/run.json"
+echo "measured peak $(field peak_bytes "$work/run.json") bytes," \
+  "simulated $(field simulated_peak_bytes "$work/run.json"), planned $(field peak_bytes_after "$r")"

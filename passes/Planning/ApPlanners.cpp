@@ -60,7 +60,7 @@ public:
     RematPlan plan;
     plan.schedule = ilp::stepsOf(graph, baseline.schedule);
     if (greedy_ && !baseline.fits)
-      plan.warnings.push_back(fmt::format(
+      plan.budgetNotes.push_back(fmt::format(
           "ap-greedy: no segment schedule fits the budget of {} ({} nodes); "
           "planned the lowest peak found, {}",
           formatBytes(*problem.budgetBytes), graph.problem.nodes.size(),

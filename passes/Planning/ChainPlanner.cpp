@@ -168,11 +168,11 @@ public:
                              solveForLowestPeak(blocks.problem, options));
       if (result.status == chain::ChainStatusKind::Infeasible) {
         plan.plain = true;
-        plan.warnings.push_back("chain: no schedule fits by its model; "
+        plan.budgetNotes.push_back("chain: no schedule fits by its model; "
                                 "keeping every value");
         return plan;
       }
-      plan.warnings.push_back(fmt::format(
+      plan.budgetNotes.push_back(fmt::format(
           "chain: no schedule of the {}-stage chain fits in {} by its model "
           "(constants {}); planned for its lowest modelled peak, {}",
           blocks.problem.stages.size(), formatBytes(*problem.budgetBytes),

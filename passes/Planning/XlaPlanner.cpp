@@ -371,7 +371,7 @@ public:
           formatBytes(walk.peak), formatBytes(*problem.budgetBytes)));
     RematPlan plan;
     if (walk.stuckAt >= 0)
-      plan.warnings.push_back(fmt::format(
+      plan.budgetNotes.push_back(fmt::format(
           "xla: no value left to rematerialize at node {} of {}; the walk's "
           "peak stays at {}, over the budget of {}",
           walk.stuckAt, graph.problem.nodes.size(), formatBytes(walk.peak),

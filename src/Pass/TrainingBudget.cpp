@@ -17,8 +17,10 @@
 /// against a model of memory, XLA's pass and the min-cut against estimates;
 /// the search shifts the budget it gives them by what they missed. Where
 /// summing partial gradients as they come lowers plain autodiff's peak, every
-/// candidate is tried on that graph too. Where no plan fits, the planners that
-/// take a budget are tried again, told the lowest peak found.
+/// candidate is tried on that graph too. Where no plan fits, the plan is the
+/// one of lowest peak that a search told the proven peak floor finds (then,
+/// told that peak, the cheapest there): the same plan for every budget out
+/// of reach. A budget below the floor goes to that search at once.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -104,10 +106,18 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
         from.plain->reset();
         seconds = from.plainSeconds;
       } else {
-        REMAT_ASSIGN_OR_RETURN(trial, tryForBudget(*from.graph, *from.options,
-                                                   strategy, budget,
-                                                   kCalibrationRounds,
-                                                   /*keepGraph=*/true, toBeat));
+        absl::StatusOr<Trial> tried =
+            tryForBudget(*from.graph, *from.options, strategy, budget,
+                         kCalibrationRounds, /*keepGraph=*/true, toBeat);
+        // A graph whose sizes the planner's arithmetic cannot hold (the
+        // min-cut's capacities): the other candidates plan it.
+        if (absl::IsOutOfRange(tried.status())) {
+          search.timings.push_back(
+              {strategy + from.label + label.str(), 0, stopwatch.seconds()});
+          continue;
+        }
+        REMAT_RETURN_IF_ERROR(tried.status());
+        trial = std::move(*tried);
       }
       if (strategy != "none")
         seconds = stopwatch.seconds();
@@ -120,6 +130,57 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
         best = std::move(trial);
     }
   }
+  return best;
+}
+
+/// Plain autodiff's trial of `graph`: unbuilt where its schedule tells its
+/// peak, else built (a graph on devices).
+absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &graph,
+                                 const TrainingOptions &options,
+                                 double &seconds) {
+  if (std::optional<Trial> plain = unbuiltPlainTrial(graph, options))
+    return std::move(*plain);
+  Stopwatch stopwatch;
+  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none",
+                                                  std::nullopt,
+                                                  /*keepGraph=*/true));
+  seconds = stopwatch.seconds();
+  return plain;
+}
+
+/// How the timings name the candidates of the search from the peak floor.
+constexpr const char *kFromFloor = ", from the peak floor";
+
+/// The plan of lowest peak, then least recompute at that peak, that the
+/// search finds told `floorBytes` (the proven peak floor; 0 where none is
+/// known): what `auto` builds for every budget no plan reaches, so that the
+/// plan does not depend on how far out of reach the budget is. The search
+/// has its own work limit, for the same reason. Every base must hold its
+/// plain trial.
+absl::StatusOr<std::optional<Trial>>
+searchLowestPeak(llvm::ArrayRef<SearchBase> bases,
+                 llvm::ArrayRef<std::string> strategies, int64_t floorBytes,
+                 const Graph &forward, SearchState &search) {
+  SearchState lowestSearch{search.forwardOps, search.timings};
+  REMAT_ASSIGN_OR_RETURN(std::optional<Trial> best,
+                         searchCandidates(bases, strategies, floorBytes,
+                                          kFromFloor, lowestSearch));
+  // The plan of least modelled peak recomputes more than plans the model
+  // wrongly believes over it (docs/strategies.md#budgets): the planners
+  // that take a budget are told the lowest peak found, for the cheapest
+  // plan there.
+  if (best && best->peakBytes > floorBytes && best->flopsRecompute > 0) {
+    REMAT_ASSIGN_OR_RETURN(
+        std::optional<Trial> atLowest,
+        searchCandidates(
+            bases, autoCandidates(forward, CandidateSet::AtLowestPeak),
+            best->peakBytes, kAtLowestPeak, lowestSearch,
+            best->flopsRecompute));
+    if (atLowest && atLowest->peakBytes <= best->peakBytes &&
+        atLowest->flopsRecompute < best->flopsRecompute)
+      best = std::move(atLowest);
+  }
+  search.plansTried += lowestSearch.plansTried;
   return best;
 }
 
@@ -213,22 +274,26 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   int64_t plansTried = 1;
   if (searching) {
     SearchState search{forwardOps, searchTimings};
-    REMAT_ASSIGN_OR_RETURN(
-        best, searchCandidates(bases, strategies, budget, "", search));
-    // Over the budget, the lowest peak found is what the user gets: the
-    // cheapest plan the search finds within it, told that peak (the plan
-    // of least modelled peak recomputes more than plans the model
-    // wrongly believes over it, docs/strategies.md#budgets).
-    if (options.searchAtLowestPeak && best->peakBytes > budget &&
-        best->flopsRecompute > 0) {
+    // A budget below the proven floor is met by no plan: straight to the
+    // plan of lowest peak.
+    bool provenUnmet =
+        options.searchAtLowestPeak && floor && budget < floor->bytes;
+    if (!provenUnmet) {
       REMAT_ASSIGN_OR_RETURN(
-          std::optional<Trial> atLowest,
-          searchCandidates(
-              bases, autoCandidates(graph, CandidateSet::AtLowestPeak),
-              best->peakBytes, kAtLowestPeak, search, best->flopsRecompute));
-      if (atLowest && atLowest->peakBytes <= best->peakBytes &&
-          atLowest->flopsRecompute < best->flopsRecompute)
-        best = std::move(atLowest);
+          best, searchCandidates(bases, strategies, budget, "", search));
+    }
+    if (options.searchAtLowestPeak && (!best || best->peakBytes > budget)) {
+      // Plain autodiff's trials, which the first search may have taken.
+      for (SearchBase &from : bases)
+        if (!from.plain->has_value()) {
+          REMAT_ASSIGN_OR_RETURN(
+              Trial plain,
+              plainTrial(*from.graph, *from.options, from.plainSeconds));
+          *from.plain = std::move(plain);
+        }
+      REMAT_ASSIGN_OR_RETURN(
+          best, searchLowestPeak(bases, strategies, floor ? floor->bytes : 0,
+                                 graph, search));
     }
     plansTried = search.plansTried;
   } else {
@@ -286,10 +351,15 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
                       formatBytes(floor->bytes), floor->bytes, floorOpText);
     // One line says it all: the plan's own notes (its planner's, one that
     // recomputes for nothing) follow the verdict.
+    for (const std::string &note : report.budgetNotes)
+      warning += "; " + note;
     for (const std::string &note : report.warnings)
       warning += "; " + note;
     report.warnings = {std::move(warning)};
   }
+  // The built graph fits: what the planner's model said of the budget does
+  // not matter.
+  report.budgetNotes.clear();
   return report;
 }
 

@@ -188,7 +188,7 @@ TEST(BlockChainTest, ThePlannerCountsParameterGradientsLateOnlyWhenItMust) {
   fixture.planning.onProgress = nullptr;
   absl::StatusOr<RematPlan> fallback = (*planner)->plan(fixture.planning);
   ASSERT_TRUE(fallback.ok()) << fallback.status();
-  EXPECT_FALSE(fallback->warnings.empty());
+  EXPECT_FALSE(fallback->budgetNotes.empty());
   ASSERT_TRUE(fallback->modelledPeakBytes);
   EXPECT_GE(*fallback->modelledPeakBytes, lateLowest->cost.peakBytes);
 
@@ -245,6 +245,7 @@ TEST(BlockChainTest, APlannerKeptAcrossBudgetsAndGraphsPlansAsANewOne) {
       EXPECT_EQ(stepsText(*again), stepsText(*once));
       EXPECT_EQ(again->modelledPeakBytes, once->modelledPeakBytes);
       EXPECT_EQ(again->warnings, once->warnings);
+      EXPECT_EQ(again->budgetNotes, once->budgetNotes);
       if (first.empty())
         first = stepsText(*once);
       differentFromFirst += stepsText(*once) != first;

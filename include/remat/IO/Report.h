@@ -93,6 +93,10 @@ struct TrainingReport {
   int64_t maxRecomputations = 0;
   /// One line each, for stderr: e.g. a budget no plan reaches.
   std::vector<std::string> warnings;
+  /// The plan's notes that it misses the budget by its planner's model
+  /// (RematPlan::budgetNotes): folded into the warning when the built graph
+  /// misses the budget too, else dropped. Not printed on their own.
+  std::vector<std::string> budgetNotes;
   int64_t opsBefore = 0;
   int64_t opsAfter = 0;
   /// Peak of plain autodiff's training graph under the same schedule policy.

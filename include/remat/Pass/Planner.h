@@ -84,6 +84,10 @@ struct RematPlan {
   /// One-line remarks for the user (a plan that saves nothing, a time limit
   /// reached).
   std::vector<std::string> warnings;
+  /// One-line remarks that the plan misses the budget by its planner's own
+  /// model (`ap-greedy: no segment schedule fits ...`). The built graph is
+  /// what counts: they reach the user only when it misses the budget too.
+  std::vector<std::string> budgetNotes;
 };
 
 /// What a planner is asked to plan.

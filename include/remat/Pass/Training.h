@@ -51,10 +51,11 @@ struct TrainingOptions {
   /// autodiff's peak: no FLOPs more, a few more ops. Off when the caller
   /// chose the aggregation (`--aggregate-count`, `--aggregate-bytes`).
   bool searchAggregation = true;
-  /// With a budget and `auto`: where no plan reaches the budget, search
-  /// again, told the lowest peak found, for the cheapest plan at that peak
-  /// (docs/strategies.md#budgets). Off where only whether a plan fits
-  /// matters (`remat fit`'s batches).
+  /// With a budget and `auto`: where no plan reaches the budget, build the
+  /// plan of lowest peak, then least recompute at that peak, which a search
+  /// told the proven peak floor finds: the same plan whatever the budget out
+  /// of reach (docs/strategies.md#budgets). Off where only whether a plan
+  /// fits matters (`remat fit`'s batches).
   bool searchAtLowestPeak = true;
   /// A pass pipeline run on the scheduled training graph, as
   /// `parsePassPipeline` reads it (`data-parallel{towers=2}`); empty: none.
