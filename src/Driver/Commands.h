@@ -60,6 +60,8 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> args,
                            CommandContext &ctx);
 absl::Status runDotCommand(llvm::ArrayRef<std::string> args,
                            CommandContext &ctx);
+absl::Status runExportCommand(llvm::ArrayRef<std::string> args,
+                              CommandContext &ctx);
 absl::Status runFitCommand(llvm::ArrayRef<std::string> args,
                            CommandContext &ctx);
 absl::Status runImportCommand(llvm::ArrayRef<std::string> args,

@@ -113,8 +113,12 @@ absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
   return absl::OkStatus();
 }
 
-absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path) {
-  NamedArrays arrays = outputArrays(run);
+namespace {
+
+/// Writes `arrays` to `path`, as `dumpOutputs` does; `what` names them in
+/// errors.
+absl::Status dumpArrays(const NamedArrays &arrays, llvm::StringRef path,
+                        llvm::StringRef what) {
   if (path.endswith(".npz")) {
     REMAT_ASSIGN_OR_RETURN(std::string bytes,
                            printNpz(arrays, NpzCompressionKind::Stored));
@@ -128,9 +132,9 @@ absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path) {
     std::string file = sanitizeFileName(name) + ".npy";
     auto [owner, inserted] = fileOwners.try_emplace(file, name);
     if (!inserted)
-      return invalidArgument("outputs %{} and %{} would both be dumped to "
+      return invalidArgument("{} %{} and %{} would both be dumped to "
                              "'{}': dump to an .npz file instead",
-                             owner->second, name, file);
+                             what.str(), owner->second, name, file);
   }
   for (const auto &[name, array] : arrays) {
     llvm::SmallString<128> file(path);
@@ -139,6 +143,28 @@ absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path) {
         writeBytes(file.str().str(), printNpy(array.type, array.bytes)));
   }
   return absl::OkStatus();
+}
+
+} // namespace
+
+absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path) {
+  return dumpArrays(outputArrays(run), path, "outputs");
+}
+
+absl::Status dumpLeaves(const Graph &graph, const TensorMap &feeds,
+                        uint64_t seed, llvm::StringRef path) {
+  TensorMap seeded = makeFeeds(graph, seed);
+  NamedArrays arrays;
+  for (const Op &op : graph.ops()) {
+    if (!op.hasFlag(OpFlagLeaf))
+      continue;
+    llvm::StringRef name = op.result()->name();
+    auto fed = feeds.find(name);
+    arrays.emplace_back(name.str(), arrayOf(fed != feeds.end()
+                                                ? fed->second
+                                                : seeded.at(name.str())));
+  }
+  return dumpArrays(arrays, path, "leaves");
 }
 
 } // namespace remat::driver

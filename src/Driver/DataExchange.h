@@ -45,6 +45,13 @@ absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
 /// `[A-Za-z0-9._-]` (and a leading `.`) replaced by `_`.
 absl::Status dumpOutputs(const RunResult &run, llvm::StringRef path);
 
+/// Writes every input and param of `graph` with the value a run feeds it
+/// (`feeds` where given, else seeded from `seed`), as `dumpOutputs` writes
+/// outputs: so that another runtime (ONNX Runtime, numpy) can be fed the
+/// same values.
+absl::Status dumpLeaves(const Graph &graph, const TensorMap &feeds,
+                        uint64_t seed, llvm::StringRef path);
+
 } // namespace remat::driver
 
 #endif // REMAT_SRC_DRIVER_DATAEXCHANGE_H

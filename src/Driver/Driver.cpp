@@ -36,6 +36,9 @@ struct Subcommand {
 constexpr Subcommand kSubcommands[] = {
     {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
      driver::runDotCommand},
+    {"export", "TRAIN.remat [--params=MODEL.onnx] [--opset=17] -o OUT.onnx",
+     "Writes a training graph as an ONNX model that ONNX Runtime runs.",
+     driver::runExportCommand},
     {"fit",
      "MODEL|FILE --memory=SIZE [--max-overhead=X] [--strategy=S] "
      "[--report=FILE|-]",

@@ -72,6 +72,11 @@ const CommandSpec &runSpec() {
                    .valueName = "DIR",
                    .help = "Writes every output to DIR/NAME.npy, or to one "
                            "archive when DIR ends in .npz."},
+                  {.name = "dump-feeds",
+                   .valueName = "DIR",
+                   .help = "Writes every input and param as the run feeds "
+                           "it (given or seeded), likewise: the values "
+                           "another runtime needs to run the same step."},
                   {.name = "check-grad",
                    .help = "Checks the gradients of the loss (output 0) "
                            "against finite differences."},
@@ -105,6 +110,7 @@ struct RunRequest {
   std::optional<std::string> feedsPath;
   std::optional<std::string> paramsPath;
   std::optional<std::string> dumpPath;
+  std::optional<std::string> dumpFeedsPath;
   bool checkGrad = false;
   int64_t samples = 4;
   std::optional<std::string> comparePath;
@@ -134,6 +140,7 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   if (!request.paramsPath && isOnnxModelFile(request.path))
     request.paramsPath = request.path;
   request.dumpPath = args.get("dump");
+  request.dumpFeedsPath = args.get("dump-feeds");
   request.checkGrad = args.has("check-grad");
   request.comparePath = args.get("compare");
   request.json = args.has("json");
@@ -434,6 +441,9 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   }
   if (request.dumpPath)
     REMAT_RETURN_IF_ERROR(dumpOutputs(report.run, *request.dumpPath));
+  if (request.dumpFeedsPath)
+    REMAT_RETURN_IF_ERROR(
+        dumpLeaves(*graph, feeds, request.seed, *request.dumpFeedsPath));
   // A distributed run reports rank 0's device beside rank 0's measurement.
   report.simulatedPeakBytes = report.distributed
                                   ? report.distributed->simulated[0].peakBytes

@@ -1,0 +1,64 @@
+//===- OnnxExport.h - Training graphs as ONNX models -------------*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Writes a training graph (plain autodiff's, or any plan's, recomputed
+/// copies and all) as an ONNX model of default-domain operators only, which
+/// ONNX Runtime, or any ONNX runtime, runs as one training step: inputs are
+/// the data inputs and every param, outputs the loss, every `<param>.grad`,
+/// then the graph's other outputs. Every remat op, backward ops included,
+/// has a standard-op form (src/IO/OnnxExport/, one op family per file); an
+/// op with none (`dropout`, whose mask ONNX cannot replay; `all_reduce`,
+/// `transfer`) is an error naming it. See docs/export.md.
+///
+/// A runtime's optimizer merges identical subexpressions and orders nodes
+/// by data alone (ONNX Runtime: each node just before its first reader, the
+/// unread ones last), and ONNX has no control dependencies: an op that waits
+/// for another by control (a recomputed copy and its trigger), or follows an
+/// op nothing reads (a parameter gradient), reads its smallest float operand
+/// `k` as `k - 0 * g0 * g0` for each awaited value's first element `g0`, a
+/// data dependency that no optimizer folds away (docs/export.md).
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_IO_ONNXEXPORT_H
+#define REMAT_IO_ONNXEXPORT_H
+
+#include "remat/Runtime/Tensor.h"
+
+#include "absl/status/statusor.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace remat {
+
+class Graph;
+
+struct OnnxExportOptions {
+  /// The default-domain opset the model imports; at least 17 (the first
+  /// with ScatterElements' `reduction=add` and LayerNormalization's era).
+  int64_t opset = 17;
+  /// Values embedded as initializers, by leaf name (`--params=MODEL.onnx`):
+  /// they stay graph inputs, so a caller may feed other weights. Leaves of
+  /// another type are an error; names no leaf has are ignored.
+  const std::map<std::string, HostTensor, std::less<>> *initializers =
+      nullptr;
+  /// Turns control dependencies into data dependencies. Off only to
+  /// measure what they do: a runtime may then merge each recomputed copy
+  /// with its original and undo the plan.
+  bool forceDependencies = true;
+};
+
+/// The serialized ModelProto of `graph`, a verified training graph.
+absl::StatusOr<std::string> exportOnnx(const Graph &graph,
+                                       const OnnxExportOptions &options = {});
+
+} // namespace remat
+
+#endif // REMAT_IO_ONNXEXPORT_H

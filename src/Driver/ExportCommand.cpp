@@ -1,0 +1,87 @@
+//===- ExportCommand.cpp - remat export -------------------------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Args.h"
+#include "CommandIO.h"
+#include "Commands.h"
+
+#include "remat/IO/Onnx.h"
+#include "remat/IO/OnnxExport.h"
+#include "remat/IO/TextFormat.h"
+#include "remat/Support/Status.h"
+
+namespace remat::driver {
+namespace {
+
+const CommandSpec &exportSpec() {
+  static const CommandSpec spec{
+      .name = "export",
+      .synopsis = "TRAIN.remat [--params=MODEL.onnx] [--opset=17] -o OUT.onnx",
+      .description =
+          "Writes a training graph (what `remat opt` builds) as an ONNX model "
+          "of default-domain\noperators that ONNX Runtime runs as one "
+          "training step: inputs are the data and\nevery param, outputs the "
+          "loss, every `<param>.grad`, then the other outputs.\nThe plan's "
+          "recomputed copies and their order survive the runtime's "
+          "optimizer\n(docs/export.md).",
+      .options = {{.name = "params",
+                   .valueName = "MODEL.onnx",
+                   .help = "Embeds the weights of the ONNX model the graph "
+                           "was imported from as initializers\n(still "
+                           "inputs, which a caller may feed)."},
+                  {.name = "opset",
+                   .valueName = "N",
+                   .help = "The default-domain opset (17, the default and "
+                           "the one supported)."},
+                  {.name = "no-forced-dependencies",
+                   .help = "Drops the control dependencies instead of "
+                           "forcing them as data: for measuring what they "
+                           "do (the runtime may then merge recomputed "
+                           "copies with their originals)."},
+                  {.name = "output",
+                   .shortName = 'o',
+                   .valueName = "OUT",
+                   .help = "Writes the model to OUT (required: it is "
+                           "binary)."}}};
+  return spec;
+}
+
+} // namespace
+
+absl::Status runExportCommand(llvm::ArrayRef<std::string> argv,
+                              CommandContext &ctx) {
+  const CommandSpec &spec = exportSpec();
+  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
+  if (args.help) {
+    printUsage(spec, ctx.out);
+    return absl::OkStatus();
+  }
+  REMAT_ASSIGN_OR_RETURN(std::string path,
+                         singlePositional(spec, args, "TRAIN.remat"));
+  std::optional<std::string> output = args.get("output");
+  if (!output || *output == "-")
+    return invalidArgument("'remat export' writes a binary model: give its "
+                           "file with -o OUT.onnx");
+  OnnxExportOptions options;
+  if (std::optional<std::string> opset = args.get("opset")) {
+    if (llvm::StringRef(*opset).getAsInteger(10, options.opset))
+      return invalidArgument("option '--opset' wants a number, got '{}'",
+                             *opset);
+  }
+  options.forceDependencies = !args.has("no-forced-dependencies");
+  std::map<std::string, HostTensor, std::less<>> weights;
+  if (std::optional<std::string> params = args.get("params")) {
+    REMAT_ASSIGN_OR_RETURN(weights, readOnnxTensorsFile(*params));
+    options.initializers = &weights;
+  }
+  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  REMAT_ASSIGN_OR_RETURN(std::string bytes, exportOnnx(*graph, options));
+  disposeGraph(std::move(graph), ctx);
+  return writeOutput(output, ctx.out,
+                     [&](llvm::raw_ostream &os) { os << bytes; });
+}
+
+} // namespace remat::driver

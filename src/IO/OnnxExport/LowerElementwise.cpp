@@ -1,0 +1,193 @@
+//===- LowerElementwise.cpp - Elementwise ops as ONNX -----------------------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// Elementwise ops, their gradients, views and fills. ONNX broadcasts as
+/// numpy does, as remat's binary ops do.
+///
+//===----------------------------------------------------------------------===//
+
+#include "ExportContext.h"
+
+#include <cmath>
+
+namespace remat::onnxexport {
+namespace {
+
+/// `x * Phi(x)` pieces: Phi(x) = 0.5 * (1 + erf(x / sqrt(2))).
+std::string normalCdf(ExportContext &ctx, const std::string &x, DType dtype) {
+  std::string scaled = ctx.temp("Mul", {x, ctx.scalar(M_SQRT1_2, dtype)});
+  std::string erf = ctx.temp("Erf", {scaled});
+  std::string onePlus = ctx.temp("Add", {erf, ctx.scalar(1.0, dtype)});
+  return ctx.temp("Mul", {onePlus, ctx.scalar(0.5, dtype)});
+}
+
+template <const char *OnnxOp> absl::Status direct(ExportContext &ctx) {
+  std::vector<std::string> inputs;
+  for (unsigned i = 0; i < ctx.op().numOperands(); ++i)
+    inputs.push_back(ctx.operand(i));
+  ctx.emit(OnnxOp, std::move(inputs), {ctx.result()});
+  return absl::OkStatus();
+}
+
+constexpr char kAdd[] = "Add", kSub[] = "Sub", kMul[] = "Mul", kDiv[] = "Div",
+               kPow[] = "Pow", kNeg[] = "Neg", kExp[] = "Exp", kLog[] = "Log",
+               kTanh[] = "Tanh", kSigmoid[] = "Sigmoid", kRelu[] = "Relu",
+               kSqrt[] = "Sqrt", kSin[] = "Sin", kCos[] = "Cos",
+               kErf[] = "Erf", kSum[] = "Sum", kIdentity[] = "Identity";
+
+absl::Status lowerSquare(ExportContext &ctx) {
+  ctx.emit("Mul", {ctx.operand(0), ctx.operand(0)}, {ctx.result()});
+  return absl::OkStatus();
+}
+
+absl::Status lowerGelu(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  ctx.emit("Mul", {ctx.operand(0), normalCdf(ctx, ctx.operand(0), dtype)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// dy * (Phi(x) + x * phi(x)), phi(x) = exp(-x^2 / 2) / sqrt(2 pi).
+absl::Status lowerGeluGrad(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  const std::string &x = ctx.operand(0), &dy = ctx.operand(1);
+  std::string square = ctx.temp("Mul", {x, x});
+  std::string exponent = ctx.temp("Mul", {square, ctx.scalar(-0.5, dtype)});
+  std::string density = ctx.temp(
+      "Mul", {ctx.temp("Exp", {exponent}),
+              ctx.scalar(1.0 / std::sqrt(2.0 * M_PI), dtype)});
+  std::string slope = ctx.temp(
+      "Add", {normalCdf(ctx, x, dtype), ctx.temp("Mul", {x, density})});
+  ctx.emit("Mul", {dy, slope}, {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// dy where y > 0, else 0.
+absl::Status lowerReluGrad(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  std::string positive =
+      ctx.temp("Greater", {ctx.operand(0), ctx.scalar(0.0, dtype)});
+  ctx.emit("Where", {positive, ctx.operand(1), ctx.scalar(0.0, dtype)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// dy * y * (1 - y).
+absl::Status lowerSigmoidGrad(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  const std::string &y = ctx.operand(0), &dy = ctx.operand(1);
+  std::string complement = ctx.temp("Sub", {ctx.scalar(1.0, dtype), y});
+  std::string scaled = ctx.temp("Mul", {dy, y});
+  ctx.emit("Mul", {scaled, complement}, {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// dy * (1 - y * y).
+absl::Status lowerTanhGrad(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  const std::string &y = ctx.operand(0), &dy = ctx.operand(1);
+  std::string square = ctx.temp("Mul", {y, y});
+  std::string complement = ctx.temp("Sub", {ctx.scalar(1.0, dtype), square});
+  ctx.emit("Mul", {dy, complement}, {ctx.result()});
+  return absl::OkStatus();
+}
+
+absl::Status lowerClip(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  ctx.emit("Clip",
+           {ctx.operand(0), ctx.scalar(ctx.getFloat("min"), dtype),
+            ctx.scalar(ctx.getFloat("max"), dtype)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// dy where min < x < max, else 0.
+absl::Status lowerClipGrad(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  const std::string &x = ctx.operand(0);
+  std::string above =
+      ctx.temp("Greater", {x, ctx.scalar(ctx.getFloat("min"), dtype)});
+  std::string below =
+      ctx.temp("Less", {x, ctx.scalar(ctx.getFloat("max"), dtype)});
+  std::string inside = ctx.temp("And", {above, below});
+  ctx.emit("Where", {inside, ctx.operand(1), ctx.scalar(0.0, dtype)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+template <int Fill> absl::Status lowerFilledLike(ExportContext &ctx) {
+  DType dtype = ctx.resultType().dtype();
+  ctx.emit("Where",
+           {ctx.scalarBool(false), ctx.operand(0), ctx.scalar(Fill, dtype)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// A constant of any size: Expand of the scalar, which runtimes fold into
+/// an initializer.
+absl::Status lowerConstant(ExportContext &ctx) {
+  const Type &type = ctx.resultType();
+  std::string value = ctx.scalar(ctx.getFloat("value"), type.dtype());
+  ctx.emit("Expand", {value, ctx.int64s(type.shape())}, {ctx.result()});
+  return absl::OkStatus();
+}
+
+/// Entries [..., i, j] with j > i set to `value`: a constant mask of the
+/// last two dims.
+absl::Status lowerCausalMask(ExportContext &ctx) {
+  const Type &type = ctx.resultType();
+  int64_t rows = type.dim(type.rank() - 2), cols = type.dim(type.rank() - 1);
+  std::vector<bool> above;
+  above.reserve(size_t(rows * cols));
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      above.push_back(j > i);
+  std::string mask = ctx.bools(above, {rows, cols});
+  ctx.emit("Where",
+           {mask, ctx.scalar(ctx.getFloat("value"), type.dtype()),
+            ctx.operand(0)},
+           {ctx.result()});
+  return absl::OkStatus();
+}
+
+} // namespace
+
+void addElementwiseLowerings(LoweringTable &table) {
+  table["add"] = direct<kAdd>;
+  table["sub"] = direct<kSub>;
+  table["mul"] = direct<kMul>;
+  table["div"] = direct<kDiv>;
+  table["pow"] = direct<kPow>;
+  table["neg"] = direct<kNeg>;
+  table["exp"] = direct<kExp>;
+  table["log"] = direct<kLog>;
+  table["tanh"] = direct<kTanh>;
+  table["sigmoid"] = direct<kSigmoid>;
+  table["relu"] = direct<kRelu>;
+  table["sqrt"] = direct<kSqrt>;
+  table["sin"] = direct<kSin>;
+  table["cos"] = direct<kCos>;
+  table["erf"] = direct<kErf>;
+  table["add_n"] = direct<kSum>;
+  table["identity"] = direct<kIdentity>;
+  table["checkpoint"] = direct<kIdentity>;
+  table["stop_gradient"] = direct<kIdentity>;
+  table["square"] = lowerSquare;
+  table["gelu"] = lowerGelu;
+  table["gelu_grad"] = lowerGeluGrad;
+  table["relu_grad"] = lowerReluGrad;
+  table["sigmoid_grad"] = lowerSigmoidGrad;
+  table["tanh_grad"] = lowerTanhGrad;
+  table["clip"] = lowerClip;
+  table["clip_grad"] = lowerClipGrad;
+  table["zeros_like"] = lowerFilledLike<0>;
+  table["ones_like"] = lowerFilledLike<1>;
+  table["constant"] = lowerConstant;
+  table["causal_mask"] = lowerCausalMask;
+}
+
+} // namespace remat::onnxexport

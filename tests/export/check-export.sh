@@ -1,0 +1,26 @@
+#!/bin/sh
+# One training graph through `remat export` and ONNX Runtime: builds the zoo
+# model MODEL-ARGS, plans it with OPT-ARGS (`remat opt` options, e.g.
+# "--budget=50%"), exports it, runs it in remat's executor and in ONNX Runtime
+# (tools/ort-run) on the same inputs and params (`remat run --dump-feeds`),
+# and compares the loss and every gradient, per tensor, to TOL relative (max
+# abs diff over max abs value).
+# Usage: check-export.sh REMAT COMPARE ORT_RUN_JS WORK TOL "OPT-ARGS" MODEL-ARGS...
+set -eu
+remat=$1 compare=$2 ortrun=$3 work=$4 tol=$5 opt=$6
+shift 6
+mkdir -p "$work"
+export MALLOC_MMAP_THRESHOLD_=65536
+if [ "$1" = "--file" ]; then
+  cp "$2" "$work/forward.remat"
+else
+  "$remat" zoo "$@" -o "$work/forward.remat"
+fi
+# shellcheck disable=SC2086 # OPT-ARGS are several options
+"$remat" opt "$work/forward.remat" $opt -o "$work/train.remat" 2>/dev/null
+"$remat" export "$work/train.remat" -o "$work/train.onnx"
+"$remat" run "$work/train.remat" --dump="$work/remat.npz" \
+  --dump-feeds="$work/feeds.npz" >/dev/null
+node "$ortrun" "$work/train.onnx" --feeds="$work/feeds.npz" \
+  --dump="$work/ort.npz" >/dev/null
+"$compare" "$work/ort.npz" "$work/remat.npz" "$tol"
