@@ -415,6 +415,21 @@ TEST(OnnxImportTest, UndefinedOutputOfAModelWithoutNodesIsAnErrorNotACrash) {
             "bad.onnx: error: graph output 'nope' is not defined");
 }
 
+TEST(OnnxImportTest, ACycleNamesTheNodeOnOneLine) {
+  // ONNX's checker names the node on its message's second line, which the
+  // error used to cut off ("... however input 'y2' of node: ").
+  OnnxModelBuilder b;
+  b.input("x", {2});
+  b.node("Add", {"x", "y2"}, {"y1"});
+  b.node("Relu", {"y1"}, {"y2"});
+  b.output("y2", {2});
+  std::string message = importError(b.bytes());
+  EXPECT_THAT(message, HasSubstr("however input 'y2' of node: name: /Add_0 "
+                                 "OpType: Add is not output of any previous "
+                                 "nodes"));
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
 TEST(OnnxImportTest, FlattenOfAnEmptyBatchKeepsItsInnerDims) {
   // Flatten's inner size came from the element count divided by the outer
   // one: a batch of 0 gave [0, 0], and the Gemm after it read f32[0,0].

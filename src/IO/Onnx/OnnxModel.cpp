@@ -96,10 +96,19 @@ absl::Status rethrownAsError(llvm::StringRef fileName, llvm::StringRef who,
   try {
     check();
   } catch (const std::exception &e) {
-    std::string message = e.what();
-    // ONNX's messages run over several lines; the first says it.
-    if (size_t newline = message.find('\n'); newline != std::string::npos)
-      message.resize(newline);
+    // ONNX's messages run over several lines, some naming the node on the
+    // second ("... of node: \nname: /Relu_1 OpType: Relu\n is not ..."):
+    // one line, its runs of blanks and newlines made one space.
+    std::string message;
+    for (char c : std::string(e.what())) {
+      bool blank = c == '\n' || c == ' ' || c == '\t' || c == '\r';
+      if (!blank)
+        message.push_back(c);
+      else if (!message.empty() && message.back() != ' ')
+        message.push_back(' ');
+    }
+    while (!message.empty() && message.back() == ' ')
+      message.pop_back();
     return invalidArgument("{}: error: {} rejects the model: {}",
                            fileName.str(), who.str(), message);
   }
