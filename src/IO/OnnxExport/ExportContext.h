@@ -102,6 +102,10 @@ public:
   void reserve(llvm::StringRef name);
   /// Binds `value` to the ONNX name `name` (leaves, forced operands).
   void bind(const Value *value, std::string name);
+  /// The ONNX name `value` was bound to.
+  const std::string &nameOf(const Value *value) const {
+    return names_.find(value)->second;
+  }
   /// Reads operand `i` of the current op as `name` instead (a forced data
   /// dependency).
   void rebindOperand(unsigned i, std::string name);

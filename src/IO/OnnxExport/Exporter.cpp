@@ -136,9 +136,7 @@ bool isUnread(const Op &op) {
 /// exists only once its value does (docs/export.md).
 class ForcedOrder {
 public:
-  ForcedOrder(ExportContext &ctx, const llvm::DenseMap<const Value *,
-                                                       std::string> &names)
-      : ctx_(ctx), names_(names), zeros_(ctx) {}
+  explicit ForcedOrder(ExportContext &ctx) : ctx_(ctx), zeros_(ctx) {}
 
   absl::Status apply() {
     const Op &op = ctx_.op();
@@ -164,7 +162,7 @@ public:
     DType dtype = op.operand(unsigned(slot))->type().dtype();
     std::string total;
     for (const Value *value : awaited) {
-      std::string zero = zeros_.of(value, names_.lookup(value));
+      std::string zero = zeros_.of(value, ctx_.nameOf(value));
       if (value->type().dtype() != dtype)
         zero = ctx_.temp("Cast", {zero},
                          {intAttr("to", onnxElementType(dtype))});
@@ -196,7 +194,6 @@ private:
   }
 
   ExportContext &ctx_;
-  const llvm::DenseMap<const Value *, std::string> &names_;
   ForcedZeros zeros_;
   std::vector<const Value *> unread_;
 };
@@ -268,15 +265,13 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
   for (const Op &op : graph.ops())
     for (const Value *result : op.results())
       ctx.reserve(result->name());
-  llvm::DenseMap<const Value *, std::string> names;
-  ForcedOrder order(ctx, names);
+  ForcedOrder order(ctx);
   const LoweringTable &table = lowerings();
   for (const Op &op : graph.ops()) {
     if (op.hasFlag(OpFlagLeaf)) {
       const Value &leaf = *op.result();
       *proto.add_input() = valueInfo(leaf);
       ctx.bind(&leaf, leaf.name().str());
-      names[&leaf] = leaf.name().str();
       if (options.initializers) {
         auto it = options.initializers->find(leaf.name());
         if (it != options.initializers->end()) {
@@ -297,10 +292,8 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
       REMAT_RETURN_IF_ERROR(order.apply());
     REMAT_RETURN_IF_ERROR(lowering->second(ctx));
     order.lowered(op);
-    for (const Value *result : op.results()) {
+    for (const Value *result : op.results())
       ctx.bind(result, result->name().str());
-      names[result] = result->name().str();
-    }
   }
   for (const Value *output : orderedOutputs(graph))
     *proto.add_output() = valueInfo(*output);
