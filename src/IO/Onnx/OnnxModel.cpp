@@ -109,6 +109,10 @@ absl::Status rethrownAsError(llvm::StringRef fileName, llvm::StringRef who,
     }
     while (!message.empty() && message.back() == ' ')
       message.pop_back();
+    // A node ONNX prints may hold a whole tensor.
+    constexpr size_t kMaxMessage = 400;
+    if (message.size() > kMaxMessage)
+      message = message.substr(0, kMaxMessage) + " ...";
     return invalidArgument("{}: error: {} rejects the model: {}",
                            fileName.str(), who.str(), message);
   }
