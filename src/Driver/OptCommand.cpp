@@ -19,6 +19,7 @@
 #include "GraphInput.h"
 #include "Pictures.h"
 
+#include "remat/IO/MeasuredCosts.h"
 #include "remat/IO/Report.h"
 #include "remat/IO/SweepPlot.h"
 #include "remat/IO/TextFormat.h"
@@ -42,6 +43,7 @@ const CommandSpec &optSpec() {
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
+                  "[--costs=PROFILE] "
                   "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] "
                   "[--timeline=SVG] [--sweep [--plot=SVG]] "
                   "[--data-parallel=OPTIONS] "
@@ -73,6 +75,12 @@ const CommandSpec &optSpec() {
                    "peak): the strategy defaults to auto, which builds "
                    "candidate plans and keeps the least recompute within "
                    "the budget, judged by the final graph's simulated peak."},
+          {.name = "costs",
+           .valueName = "PROFILE",
+           .help = "Plans with the op times of PROFILE, a runtime's profile "
+                   "of this training graph's export (`ort-run "
+                   "--profile`): every planner and the report then count "
+                   "nanoseconds, not FLOPs (docs/export.md)."},
           {.name = "sweep",
            .help = "Prints the memory/overhead Pareto curve of the plans "
                    "--budget chooses from, as JSON, instead of the graph."},
@@ -257,6 +265,13 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
       return invalidArgument("{} (--strict-budget)", report.warnings.back());
     for (const std::string &warning : report.warnings)
       ctx.err << "remat: warning: " << warning << "\n";
+    if (report.measuredCosts && report.measuredCosts->opsEstimated > 0)
+      ctx.err << fmt::format(
+          "remat: warning: the profile times no node of {} op{} with FLOPs "
+          "(the first {}): they cost the measured ops' time per FLOP\n",
+          report.measuredCosts->opsEstimated,
+          report.measuredCosts->opsEstimated == 1 ? "" : "s",
+          report.measuredCosts->firstEstimated);
     if (args.has("timing")) {
       printTimings(report.timings, ctx.err);
       printSearchTimings(report.searchTimings, ctx.err);
@@ -331,7 +346,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     return invalidArgument(
         "--timeline takes one graph, not --split-input-file");
   for (llvm::StringRef option :
-       {"explain", "force-data-dependency", "aggregate-count",
+       {"explain", "force-data-dependency", "aggregate-count", "costs",
         "aggregate-bytes", "budget", "strict-budget", "sweep",
         "data-parallel", "progress"})
     if (plan.pipeline && args.has(option))
@@ -372,6 +387,11 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     PassManager check;
     REMAT_RETURN_IF_ERROR(
         parsePassPipeline(plan.training.finalPipeline, check));
+  }
+  if (std::optional<std::string> costs = args.get("costs")) {
+    REMAT_ASSIGN_OR_RETURN(NodeProfile profile, readNodeProfile(*costs));
+    plan.training.measuredCosts =
+        std::make_shared<const NodeProfile>(std::move(profile));
   }
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");

@@ -46,10 +46,22 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
                     formatBytes(report.peakBytesAfter),
                     share(report.peakBytesAfter, report.peakBytesBefore),
                     formatBytes(report.peakBytesUnscheduled));
-  os << fmt::format("flops forward {}, backward {}, recomputed {} "
+  os << fmt::format("{} forward {}, backward {}, recomputed {} "
                     "(overhead {:.3f})\n",
-                    formatFlops(report.flopsForward), formatFlops(report.flopsBackward),
-                    formatFlops(report.flopsRecompute), report.overhead);
+                    report.measuredCosts ? "measured time" : "flops",
+                    report.formatCost(report.flopsForward),
+                    report.formatCost(report.flopsBackward),
+                    report.formatCost(report.flopsRecompute), report.overhead);
+  if (const std::optional<MeasuredCostSummary> &costs = report.measuredCosts) {
+    double profiled = costs->secondsMeasured + costs->secondsUnattributed;
+    os << fmt::format("costs measured: {} timed, {} costed by FLOPs; {} of "
+                      "the profile's nodes ({:.1f}% of its time) name no op\n",
+                      count(size_t(costs->opsMeasured), "op"),
+                      count(size_t(costs->opsEstimated), "op"),
+                      costs->nodesUnattributed,
+                      profiled > 0 ? 100 * costs->secondsUnattributed / profiled
+                                   : 0.0);
+  }
 
   os << fmt::format("\nkept: {}, {}\n", count(report.checkpoints.size(), "tensor"),
                     formatBytes(keptBytes));
@@ -67,7 +79,7 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
     const ReportSegment &segment = report.segments[i];
     os << fmt::format("  {:>4}. {}: {}, {}, {}", i + 1, segment.label,
                       count(size_t(segment.numCopies), "op"),
-                      formatFlops(segment.flops), formatBytes(segment.bytes));
+                      report.formatCost(segment.flops), formatBytes(segment.bytes));
     if (!segment.trigger.empty())
       os << fmt::format(", after %{}", segment.trigger);
     os << "\n";

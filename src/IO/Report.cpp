@@ -7,6 +7,8 @@
 
 #include "remat/IO/Report.h"
 
+#include "remat/Support/Units.h"
+
 #include "llvm/Support/JSON.h"
 
 #include <algorithm>
@@ -28,6 +30,10 @@ int64_t TrainingReport::planPeakBytes() const {
   for (const DeviceProfile &device : devices)
     peak = std::max(peak, device.peakBytes);
   return peak;
+}
+
+std::string TrainingReport::formatCost(int64_t cost) const {
+  return measuredCosts ? formatNanoseconds(cost) : formatFlops(cost);
 }
 
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
@@ -52,6 +58,17 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("peak_bytes_after", report.peakBytesAfter);
     json.attribute("peak_bytes_unscheduled", report.peakBytesUnscheduled);
     writeBreakdownJson(json, "peak_breakdown_after", report.peakBreakdownAfter);
+    json.attribute("cost_unit", report.measuredCosts ? "ns" : "flops");
+    if (const std::optional<MeasuredCostSummary> &costs = report.measuredCosts)
+      json.attributeObject("measured_costs", [&] {
+        json.attribute("ops_measured", costs->opsMeasured);
+        json.attribute("ops_estimated", costs->opsEstimated);
+        json.attribute("seconds_measured", costs->secondsMeasured);
+        json.attribute("nodes_unattributed", costs->nodesUnattributed);
+        json.attribute("seconds_unattributed", costs->secondsUnattributed);
+      });
+    else
+      json.attribute("measured_costs", nullptr);
     json.attribute("flops_forward", report.flopsForward);
     json.attribute("flops_backward", report.flopsBackward);
     json.attribute("flops_recompute", report.flopsRecompute);
@@ -89,6 +106,7 @@ void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os) {
     json.attribute("peak_bytes_plain", sweep.peakBytesPlain);
     writeOptionalJson(json, "peak_floor_bytes", sweep.peakFloorBytes);
     json.attribute("plans_tried", sweep.plansTried);
+    json.attribute("cost_unit", sweep.measuredCosts ? "ns" : "flops");
     json.attributeArray("points", [&] {
       for (const SweepPoint &point : sweep.points)
         json.object([&] {

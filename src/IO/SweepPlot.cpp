@@ -109,7 +109,9 @@ void printSweepSvg(const SweepReport &sweep, llvm::raw_ostream &os) {
                              sweep.points.size()));
   svg::drawAxes(svg, area, {xTicks, bytesLabel, "peak bytes"},
                 {yTicks, overheadLabel,
-                 "overhead (recomputed / training FLOPs)"});
+                 sweep.measuredCosts
+                     ? "overhead (recomputed / training time measured)"
+                     : "overhead (recomputed / training FLOPs)"});
 
   double plainX = area.x(double(sweep.peakBytesPlain));
   svg.line(plainX, area.top, plainX, area.bottom(),

@@ -10,6 +10,7 @@
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Placement.h"
+#include "remat/IO/MeasuredCosts.h"
 #include "remat/IR/Graph.h"
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Planner.h"
@@ -89,6 +90,7 @@ public:
     unsigned forwardOpIdBound = 0;
     if (base_) {
       forwardOpIdBound = base_->forwardOpIdBound;
+      report_.measuredCosts = base_->measuredCosts;
       report_.timings.push_back(base_->autodiffTime);
       report_.passSeconds += base_->autodiffTime.seconds;
     } else {
@@ -166,7 +168,7 @@ public:
       report_.warnings.push_back(fmt::format(
           "strategy {} recomputes {} but saves no memory: the peak is {} "
           "(plain autodiff: {})",
-          report_.strategy, formatFlops(report_.flopsRecompute),
+          report_.strategy, report_.formatCost(report_.flopsRecompute),
           formatBytes(report_.peakBytesAfter),
           formatBytes(report_.peakBytesBefore)));
     return absl::OkStatus();
@@ -181,6 +183,11 @@ public:
       // The gradients may take the byte total past int64, which planners
       // sum before the graph is verified: the error names the value.
       REMAT_RETURN_IF_ERROR(verifyByteTotal(graph_));
+      if (options_.measuredCosts) {
+        REMAT_ASSIGN_OR_RETURN(
+            report_.measuredCosts,
+            applyMeasuredCosts(graph_, *options_.measuredCosts));
+      }
       return gradients.numOpsAdded > 0;
     }));
     REMAT_RETURN_IF_ERROR(verifyEach());
@@ -366,6 +373,7 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
       base.forwardOpIdBound,
       TrainingRun(graph, options, std::nullopt, report).differentiateGraph());
   base.autodiffTime = report.timings.front();
+  base.measuredCosts = report.measuredCosts;
   REMAT_ASSIGN_OR_RETURN(MemorySchedule plain, memorySchedule(graph));
   base.plainSchedule = plain.result;
   base.plainOrder.reserve(plain.ops.size());

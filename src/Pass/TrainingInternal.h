@@ -32,6 +32,8 @@ struct DifferentiatedGraph {
   /// The forward graph's compute ops (`TrainingReport::opsBefore`).
   int64_t opsBefore = 0;
   ReportPassTime autodiffTime;
+  /// What the options' measured costs attributed (null: FLOPs).
+  std::optional<MeasuredCostSummary> measuredCosts;
   /// Plain autodiff's memory-aware schedule of `graph`, as op ids: what
   /// `scheduleForMemory` makes of it before any rewrite.
   std::vector<unsigned> plainOrder;

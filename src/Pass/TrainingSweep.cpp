@@ -114,6 +114,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
     }
   }
   sweep.graph = graph.name().str();
+  sweep.measuredCosts = options.measuredCosts != nullptr;
   sweep.peakBytesPlain = trials.front().peakBytes;
   if (options.finalPipeline.empty()) {
     REMAT_ASSIGN_OR_RETURN(

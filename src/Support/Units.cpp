@@ -8,6 +8,7 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include <cmath>
@@ -134,17 +135,28 @@ std::string formatBytes(int64_t bytes) {
   return fmt::format("{:.2f} {}", value, kBinaryUnits[unit]);
 }
 
-std::string formatFlops(int64_t flops) {
-  static const char *const units[] = {"FLOP", "kFLOP", "MFLOP", "GFLOP",
-                                      "TFLOP", "PFLOP"};
-  double value = double(flops);
+/// `count` with three significant digits in the largest of `units`, each
+/// 1000 times the one before, that keeps the figure at least 1; a count
+/// below 1000 is printed whole.
+static std::string formatDecimal(int64_t count,
+                                 llvm::ArrayRef<const char *> units) {
+  double value = double(count);
   size_t unit = 0;
-  while (value >= 1000 && unit + 1 < std::size(units)) {
+  while (value >= 1000 && unit + 1 < units.size()) {
     value /= 1000;
     ++unit;
   }
-  return unit == 0 ? fmt::format("{} FLOP", flops)
+  return unit == 0 ? fmt::format("{} {}", count, units[0])
                    : fmt::format("{:.3g} {}", value, units[unit]);
+}
+
+std::string formatFlops(int64_t flops) {
+  return formatDecimal(flops,
+                       {"FLOP", "kFLOP", "MFLOP", "GFLOP", "TFLOP", "PFLOP"});
+}
+
+std::string formatNanoseconds(int64_t nanoseconds) {
+  return formatDecimal(nanoseconds, {"ns", "us", "ms", "s"});
 }
 
 } // namespace remat

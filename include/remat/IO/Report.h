@@ -15,6 +15,7 @@
 
 #include "remat/Analysis/Memory.h"
 #include "remat/Analysis/Placement.h"
+#include "remat/IO/MeasuredCosts.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
@@ -103,6 +104,9 @@ struct TrainingReport {
   int64_t peakBytesBefore = 0;
   int64_t peakBytesAfter = 0;
   MemoryBreakdown peakBreakdownAfter;
+  /// What `TrainingOptions::measuredCosts` attributed; null when costs are
+  /// FLOPs. Every `flops` field, segments' too, then holds nanoseconds.
+  std::optional<MeasuredCostSummary> measuredCosts;
   /// FLOPs of the forward ops, of the gradient ops, and of recomputed copies.
   int64_t flopsForward = 0;
   int64_t flopsBackward = 0;
@@ -130,6 +134,8 @@ struct TrainingReport {
   /// The peak a budget bounds: the largest device's for a graph on devices,
   /// else `peakBytesAfter` (which then counts every device's values).
   int64_t planPeakBytes() const;
+  /// `cost` (one of the `flops` fields) as text in the report's unit.
+  std::string formatCost(int64_t cost) const;
 };
 
 /// Writes `breakdown` as the object attribute `key` of the object `json` is
@@ -170,6 +176,9 @@ struct SweepReport {
   /// curve could end at best; null for a graph on devices.
   std::optional<int64_t> peakFloorBytes;
   int64_t plansTried = 0;
+  /// Whether the points' costs are measured nanoseconds
+  /// (`TrainingOptions::measuredCosts`), not FLOPs.
+  bool measuredCosts = false;
   std::vector<SweepPoint> points;
 };
 

@@ -14,6 +14,7 @@
 #ifndef REMAT_PASS_TRAINING_H
 #define REMAT_PASS_TRAINING_H
 
+#include "remat/IO/MeasuredCosts.h"
 #include "remat/IO/Report.h"
 #include "remat/Pass/Autodiff.h"
 #include "remat/Pass/PassManager.h"
@@ -23,6 +24,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +64,11 @@ struct TrainingOptions {
   /// The report then lists each device's peak, and a budget bounds the
   /// largest of them (`TrainingReport::planPeakBytes`).
   std::string finalPipeline;
+  /// Seconds per node of a runtime's profile of this graph's export
+  /// (remat/IO/MeasuredCosts.h), applied as every op's cost right after
+  /// autodiff: the planners and the report then count nanoseconds; none
+  /// (FLOPs) by default.
+  std::shared_ptr<const NodeProfile> measuredCosts;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
   /// Receives the planners' progress lines (the ILP's incumbent, bound and

@@ -39,6 +39,10 @@ std::string formatBytes(int64_t bytes);
 /// keeps the figure at least 1 (`1.25 GFLOP`, `840 kFLOP`).
 std::string formatFlops(int64_t flops);
 
+/// Nanoseconds with three significant digits in the largest unit that keeps
+/// the figure at least 1 (`840 ns`, `1.25 ms`, `3.1 s`).
+std::string formatNanoseconds(int64_t nanoseconds);
+
 } // namespace remat
 
 #endif // REMAT_SUPPORT_UNITS_H
