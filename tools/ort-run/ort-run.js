@@ -381,7 +381,13 @@ const collectGarbage = (() => {
 /// high-water mark (VmHWM) to the current RSS, so VmHWM afterwards is the peak
 /// of this window alone.
 async function measurePeak(body) {
-  collectGarbage();
+  // V8 frees a collected ArrayBuffer's memory after the collection: a few
+  // rounds with the event loop between them leave the baseline clean (one
+  // call left up to the feeds' size of freed bytes resident at random).
+  for (let round = 0; round < 3; ++round) {
+    collectGarbage();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   try {
     fs.writeFileSync('/proc/self/clear_refs', '5');
   } catch (e) {
@@ -450,7 +456,8 @@ function dump(dest, arrays) {
 /// Turns ONNX Runtime's profile (Chrome trace events) into per-node costs: the
 /// kernel time of each node (events of category "Node" named
 /// "<node name>_kernel_time", args.op_name its op type), summed and divided by
-/// the steps. The names are those of the graph ORT ran, after its optimizer
+/// the steps, and its first start (seconds from the profile's start: the
+/// order ORT ran the nodes in). The names are those of the graph ORT ran, after its optimizer
 /// (fused nodes, "_nchwc" layouts, inserted reorders); --opt-level=disabled
 /// keeps the model's own.
 function nodeCosts(events, steps) {
@@ -460,13 +467,16 @@ function nodeCosts(events, steps) {
       continue;
     // An unnamed node's events are all named "_kernel_time": its index tells them apart.
     const name = e.name.slice(0, -'_kernel_time'.length) || `${e.args.op_name}#${e.args.node_index}`;
-    const cost = byName.get(name) || {name, op_type: e.args.op_name, seconds: 0};
+    const cost = byName.get(name) || {name, op_type: e.args.op_name, seconds: 0, first_start: e.ts};
     cost.seconds += e.dur; // microseconds until divided below
+    cost.first_start = Math.min(cost.first_start, e.ts);
     byName.set(name, cost);
   }
   const nodes = [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const node of nodes)
+  for (const node of nodes) {
     node.seconds /= steps * 1e6;
+    node.first_start /= 1e6;
+  }
   return {nodes};
 }
 

@@ -72,13 +72,15 @@ check_js '
 check_npy "$work/dir/y.npy"
 pass "--json and --dump=DIR"
 
-# --profile: one cost per node, sorted by name, and no ORT profile file left.
+# --profile: one cost and first start per node, sorted by name, and no ORT
+# profile file left.
 node "$runner" "$model" --feeds="$feeds" --steps=3 --profile="$work/costs.json" >/dev/null 2>&1
 check_js '
   const {nodes} = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   const names = nodes.map((n) => n.name);
   const ok = nodes.length > 0 && names.every((n, i) => i === 0 || names[i - 1] < n) &&
-    nodes.every((n) => typeof n.op_type === "string" && n.seconds >= 0) &&
+    nodes.every((n) => typeof n.op_type === "string" && n.seconds >= 0 &&
+                       n.first_start >= 0 && n.first_start < 60) &&
     nodes.some((n) => n.op_type === "Conv");
   process.exit(ok ? 0 : 1);' "$work/costs.json"
 [ -z "$(ls "$work/tmp")" ] || fail "--profile left $(ls "$work/tmp")"
