@@ -116,12 +116,14 @@ applyMeasuredCosts(Graph &graph, const NodeProfile &profile) {
                     "measured on the export of this training graph?",
                     byName.size(), graph.name().str()));
 
-  // Ops no node names are costed at the measured ops' time per FLOP.
-  double measuredFlops = 0;
+  // Ops no node names are costed at the measured ops' time per FLOP (summed
+  // as integers: the map's order is the ops' addresses').
+  int64_t measuredFlops = 0;
   for (const auto &[op, time] : seconds)
-    measuredFlops += double(opFlops(*op));
-  double nanosPerFlop =
-      measuredFlops > 0 ? summary.secondsMeasured * 1e9 / measuredFlops : 0;
+    measuredFlops += opFlops(*op);
+  double nanosPerFlop = measuredFlops > 0 ? summary.secondsMeasured * 1e9 /
+                                                double(measuredFlops)
+                                          : 0;
   for (Op &op : graph.ops()) {
     if (op.def().hasFlag(OpFlagLeaf))
       continue;
