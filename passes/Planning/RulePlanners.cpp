@@ -189,17 +189,4 @@ void registerRulePlanners(PlannerRegistry &registry) {
 
 } // namespace strategies
 
-void registerAllPlanners(PlannerRegistry &registry) {
-  strategies::registerRulePlanners(registry);
-  strategies::registerMemoryPlanner(registry);
-  strategies::registerSqrtNPlanner(registry);
-  strategies::registerRegionsPlanner(registry);
-  strategies::registerExplicitSchedulePlanner(registry);
-  strategies::registerIlpPlanner(registry);
-  strategies::registerChainPlanner(registry);
-  strategies::registerApPlanners(registry);
-  strategies::registerXlaPlanner(registry);
-  strategies::registerMinCutPlanner(registry);
-}
-
 } // namespace remat
