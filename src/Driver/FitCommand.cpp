@@ -204,10 +204,7 @@ void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
       json.attribute("flops_backward", plan.flopsBackward);
       json.attribute("flops_recompute", plan.flopsRecompute);
       json.attribute("overhead", plan.overhead);
-      json.attributeArray("checkpoints", [&] {
-        for (const ReportTensor &tensor : plan.checkpoints)
-          json.value(tensor.name);
-      });
+      writeCheckpointsJson(json, plan.checkpoints);
     });
     json.attributeArray("trials", [&] {
       for (const FitTrial &trial : report.trials)

@@ -113,16 +113,7 @@ void printJson(const GraphStats &stats, llvm::raw_ostream &os) {
     json.attribute("peak_step", stats.memory.peakStep);
     writeBreakdownJson(json, "peak_breakdown", stats.memory.peakBreakdown);
     if (!stats.devices.empty())
-      json.attributeArray("devices", [&] {
-        for (const DeviceProfile &device : stats.devices)
-          json.object([&] {
-            json.attribute("device", device.device);
-            json.attribute("peak_bytes", device.peakBytes);
-            json.attribute("bytes_sent", device.bytesSent);
-            json.attribute("transfers_sent", device.transfersSent);
-            json.attribute("collective_calls", device.collectiveCalls);
-          });
-      });
+      writeDevicesJson(json, stats.devices, /*withTransfers=*/true);
   });
   os << '\n';
 }

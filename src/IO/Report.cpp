@@ -25,6 +25,30 @@ void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
   });
 }
 
+void writeDevicesJson(llvm::json::OStream &json,
+                      llvm::ArrayRef<DeviceProfile> devices,
+                      bool withTransfers) {
+  json.attributeArray("devices", [&] {
+    for (const DeviceProfile &device : devices)
+      json.object([&] {
+        json.attribute("device", device.device);
+        json.attribute("peak_bytes", device.peakBytes);
+        json.attribute("bytes_sent", device.bytesSent);
+        if (withTransfers)
+          json.attribute("transfers_sent", device.transfersSent);
+        json.attribute("collective_calls", device.collectiveCalls);
+      });
+  });
+}
+
+void writeCheckpointsJson(llvm::json::OStream &json,
+                          llvm::ArrayRef<ReportTensor> checkpoints) {
+  json.attributeArray("checkpoints", [&] {
+    for (const ReportTensor &tensor : checkpoints)
+      json.value(tensor.name);
+  });
+}
+
 int64_t TrainingReport::planPeakBytes() const {
   int64_t peak = devices.empty() ? peakBytesAfter : 0;
   for (const DeviceProfile &device : devices)
@@ -74,19 +98,8 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("flops_recompute", report.flopsRecompute);
     json.attribute("overhead", report.overhead);
     if (!report.devices.empty())
-      json.attributeArray("devices", [&] {
-        for (const DeviceProfile &device : report.devices)
-          json.object([&] {
-            json.attribute("device", device.device);
-            json.attribute("peak_bytes", device.peakBytes);
-            json.attribute("bytes_sent", device.bytesSent);
-            json.attribute("collective_calls", device.collectiveCalls);
-          });
-      });
-    json.attributeArray("checkpoints", [&] {
-      for (const ReportTensor &tensor : report.checkpoints)
-        json.value(tensor.name);
-    });
+      writeDevicesJson(json, report.devices, /*withTransfers=*/false);
+    writeCheckpointsJson(json, report.checkpoints);
     json.attribute("pass_seconds", report.passSeconds);
     json.attributeArray("passes", [&] {
       for (const ReportPassTime &timing : report.timings)

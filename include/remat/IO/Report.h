@@ -143,6 +143,18 @@ struct TrainingReport {
 void writeBreakdownJson(llvm::json::OStream &json, llvm::StringRef key,
                         const MemoryBreakdown &breakdown);
 
+/// Writes `devices` as the array attribute `devices` of the object `json` is
+/// in: each device's name, peak bytes, bytes sent, and, with
+/// `withTransfers` (`remat stats`), its transfers sent, then its collective
+/// calls.
+void writeDevicesJson(llvm::json::OStream &json,
+                      llvm::ArrayRef<DeviceProfile> devices,
+                      bool withTransfers);
+
+/// Writes the kept tensors' names as the array attribute `checkpoints`.
+void writeCheckpointsJson(llvm::json::OStream &json,
+                          llvm::ArrayRef<ReportTensor> checkpoints);
+
 /// Writes `key: value` into the object `json` is in, or `key: null` when
 /// `value` is empty.
 template <typename T>
