@@ -5,9 +5,10 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// One entry point per subcommand, each in its own file. A command reads its
-/// arguments (the words after its name), writes results to `out` or to its
-/// `-o` file, and returns an error status for the driver to print; it prints
+/// One `Command` per subcommand, each in its own file. The driver parses a
+/// command's arguments (the words after its name) and prints its `--help`;
+/// the command writes results to `out` or to its `-o` file and returns an
+/// error status for the driver to print; it prints
 /// nothing to `err` but diagnostics that are not errors (e.g. timings).
 /// Private to src/Driver.
 ///
@@ -15,6 +16,8 @@
 
 #ifndef REMAT_SRC_DRIVER_COMMANDS_H
 #define REMAT_SRC_DRIVER_COMMANDS_H
+
+#include "Args.h"
 
 #include "absl/status/status.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -44,32 +47,32 @@ struct CommandContext {
 /// callers free it.
 void disposeGraph(std::unique_ptr<Graph> graph, const CommandContext &ctx);
 
-/// The signature every subcommand has.
-using CommandFn = absl::Status (*)(llvm::ArrayRef<std::string> args,
-                                   CommandContext &ctx);
-
 /// Prints `status` as one line on `err`: as-is when it already reads
 /// `location: error: ...`, else after `remat: error: `.
 void reportError(const absl::Status &status, llvm::raw_ostream &err);
 
-absl::Status runZooCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
-absl::Status runStatsCommand(llvm::ArrayRef<std::string> args,
-                             CommandContext &ctx);
-absl::Status runOptCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
-absl::Status runDotCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
-absl::Status runExportCommand(llvm::ArrayRef<std::string> args,
-                              CommandContext &ctx);
-absl::Status runFitCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
-absl::Status runImportCommand(llvm::ArrayRef<std::string> args,
-                              CommandContext &ctx);
-absl::Status runOpsCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
-absl::Status runRunCommand(llvm::ArrayRef<std::string> args,
-                           CommandContext &ctx);
+/// A subcommand: its options, what it does with them parsed, and its
+/// `--help` (the options' usage when null).
+struct Command {
+  const CommandSpec &(*spec)();
+  absl::Status (*run)(const ParsedArgs &args, CommandContext &ctx);
+  void (*help)(const ParsedArgs &args, llvm::raw_ostream &os) = nullptr;
+};
+
+/// Parses `argv` (the words after the subcommand's name) by `command`'s
+/// options, then prints its help or runs it.
+absl::Status runCommand(const Command &command,
+                        llvm::ArrayRef<std::string> argv, CommandContext &ctx);
+
+extern const Command kDotCommand;
+extern const Command kExportCommand;
+extern const Command kFitCommand;
+extern const Command kImportCommand;
+extern const Command kOpsCommand;
+extern const Command kOptCommand;
+extern const Command kRunCommand;
+extern const Command kStatsCommand;
+extern const Command kZooCommand;
 
 } // namespace remat::driver
 

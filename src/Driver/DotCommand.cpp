@@ -33,16 +33,8 @@ const CommandSpec &dotSpec() {
   return spec;
 }
 
-} // namespace
-
-absl::Status runDotCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
+absl::Status runDotCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = dotSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
@@ -52,5 +44,9 @@ absl::Status runDotCommand(llvm::ArrayRef<std::string> argv,
   disposeGraph(std::move(graph), ctx);
   return written;
 }
+
+} // namespace
+
+const Command kDotCommand{dotSpec, runDotCommand};
 
 } // namespace remat::driver

@@ -10,6 +10,7 @@
 
 #include "remat/IR/Graph.h"
 #include "remat/Runtime/Distributed.h"
+#include "remat/Support/Status.h"
 
 #include "llvm/Support/BuryPointer.h"
 
@@ -21,52 +22,52 @@
 namespace remat {
 namespace {
 
+using driver::Command;
 using driver::CommandContext;
-using driver::CommandFn;
 using driver::reportError;
 
 struct Subcommand {
   llvm::StringLiteral name;
   llvm::StringLiteral synopsis;
   llvm::StringLiteral summary;
-  CommandFn run;
+  const Command *command;
 };
 
 // Sorted by name.
 constexpr Subcommand kSubcommands[] = {
     {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
-     driver::runDotCommand},
+     &driver::kDotCommand},
     {"export", "TRAIN.remat [--params=MODEL.onnx] [--opset=17] -o OUT.onnx",
      "Writes a training graph as an ONNX model that ONNX Runtime runs.",
-     driver::runExportCommand},
+     &driver::kExportCommand},
     {"fit",
      "MODEL|FILE --memory=SIZE [--max-overhead=X] [--strategy=S] "
      "[--report=FILE|-]",
      "Finds the largest batch whose planned training graph fits a memory "
      "size.",
-     driver::runFitCommand},
+     &driver::kFitCommand},
     {"import",
      "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] [-o OUT]",
-     "Imports an ONNX model as a training graph.", driver::runImportCommand},
+     "Imports an ONNX model as a training graph.", &driver::kImportCommand},
     {"ops", "[--markdown]", "Prints the reference of every op kind.",
-     driver::runOpsCommand},
+     &driver::kOpsCommand},
     {"opt",
      "FILE [[--strategy=S] [--budget=SIZE|P%] [--explain] [--report=FILE|-] "
      "| -p PIPELINE] [--verify-each] [--timing] [-o OUT]",
      "Turns a forward graph into its training graph with a planner (or "
      "within a --budget), or runs a pass pipeline.",
-     driver::runOptCommand},
+     &driver::kOptCommand},
     {"run",
      "FILE [--seed=N] [--check-grad | --compare=OTHER] [--json] [-o OUT]",
      "Runs a graph on the reference CPU executor: outputs, measured peak "
      "memory, checks.",
-     driver::runRunCommand},
+     &driver::kRunCommand},
     {"stats", "FILE [--json]",
      "Prints ops, parameters, FLOPs and the peak memory of the schedule.",
-     driver::runStatsCommand},
+     &driver::kStatsCommand},
     {"zoo", "MODEL [--key=value ...] [-o FILE]",
      "Prints the forward training graph of a model of the zoo.",
-     driver::runZooCommand},
+     &driver::kZooCommand},
 };
 
 void printToolUsage(llvm::raw_ostream &os) {
@@ -97,7 +98,8 @@ int dispatch(llvm::ArrayRef<std::string> args, llvm::raw_ostream &out,
     if (sub.name != name)
       continue;
     CommandContext ctx{out, err, processExitsAfter};
-    absl::Status status = sub.run(args.drop_front(), ctx);
+    absl::Status status =
+        driver::runCommand(*sub.command, args.drop_front(), ctx);
     out.flush();
     if (status.ok())
       return 0;
@@ -128,6 +130,20 @@ void driver::reportError(const absl::Status &status, llvm::raw_ostream &err) {
   else
     err << "remat: error: " << message << '\n';
   err.flush();
+}
+
+absl::Status driver::runCommand(const Command &command,
+                                llvm::ArrayRef<std::string> argv,
+                                CommandContext &ctx) {
+  const CommandSpec &spec = command.spec();
+  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
+  if (!args.help)
+    return command.run(args, ctx);
+  if (command.help)
+    command.help(args, ctx.out);
+  else
+    printUsage(spec, ctx.out);
+  return absl::OkStatus();
 }
 
 void driver::disposeGraph(std::unique_ptr<Graph> graph,

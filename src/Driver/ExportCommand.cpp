@@ -49,16 +49,8 @@ const CommandSpec &exportSpec() {
   return spec;
 }
 
-} // namespace
-
-absl::Status runExportCommand(llvm::ArrayRef<std::string> argv,
-                              CommandContext &ctx) {
+absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = exportSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "TRAIN.remat"));
   std::optional<std::string> output = args.get("output");
@@ -83,5 +75,9 @@ absl::Status runExportCommand(llvm::ArrayRef<std::string> argv,
   return writeOutput(output, ctx.out,
                      [&](llvm::raw_ostream &os) { os << bytes; });
 }
+
+} // namespace
+
+const Command kExportCommand{exportSpec, runExportCommand};
 
 } // namespace remat::driver

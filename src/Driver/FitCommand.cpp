@@ -220,16 +220,8 @@ void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
   os << "\n";
 }
 
-} // namespace
-
-absl::Status runFitCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
+absl::Status runFitCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = fitSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string name,
                          singlePositional(spec, args, "MODEL|FILE"));
   REMAT_ASSIGN_OR_RETURN(
@@ -246,5 +238,9 @@ absl::Status runFitCommand(llvm::ArrayRef<std::string> argv,
     });
   return absl::OkStatus();
 }
+
+} // namespace
+
+const Command kFitCommand{fitSpec, runFitCommand};
 
 } // namespace remat::driver

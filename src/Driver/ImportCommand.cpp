@@ -40,16 +40,8 @@ const CommandSpec &importSpec() {
   return spec;
 }
 
-} // namespace
-
-absl::Status runImportCommand(llvm::ArrayRef<std::string> argv,
-                              CommandContext &ctx) {
+absl::Status runImportCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = importSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "MODEL.onnx"));
   REMAT_ASSIGN_OR_RETURN(OnnxImportOptions options, onnxImportOptions(args));
@@ -60,5 +52,9 @@ absl::Status runImportCommand(llvm::ArrayRef<std::string> argv,
   disposeGraph(std::move(graph), ctx);
   return written;
 }
+
+} // namespace
+
+const Command kImportCommand{importSpec, runImportCommand};
 
 } // namespace remat::driver

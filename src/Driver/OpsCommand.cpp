@@ -135,16 +135,7 @@ void printMarkdown(llvm::ArrayRef<const OpDef *> defs, llvm::raw_ostream &os) {
   }
 }
 
-} // namespace
-
-absl::Status runOpsCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
-  const CommandSpec &spec = opsSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
+absl::Status runOpsCommand(const ParsedArgs &args, CommandContext &ctx) {
   if (!args.positional.empty())
     return invalidArgument("'remat ops' takes no positional argument, got '{}'",
                            args.positional.front());
@@ -157,5 +148,9 @@ absl::Status runOpsCommand(llvm::ArrayRef<std::string> argv,
       printText(defs, os);
   });
 }
+
+} // namespace
+
+const Command kOpsCommand{opsSpec, runOpsCommand};
 
 } // namespace remat::driver

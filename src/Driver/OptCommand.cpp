@@ -414,16 +414,8 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   return plan;
 }
 
-} // namespace
-
-absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
+absl::Status runOptCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = optSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printOptHelp(ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   REMAT_ASSIGN_OR_RETURN(OptPlan plan, planFromArgs(args));
@@ -485,5 +477,13 @@ absl::Status runOptCommand(llvm::ArrayRef<std::string> argv,
                            chunks.size() - printed.size(), chunks.size(), name);
   return absl::OkStatus();
 }
+
+void printOptCommandHelp(const ParsedArgs &, llvm::raw_ostream &os) {
+  printOptHelp(os);
+}
+
+} // namespace
+
+const Command kOptCommand{optSpec, runOptCommand, printOptCommandHelp};
 
 } // namespace remat::driver

@@ -479,16 +479,8 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
   return report;
 }
 
-} // namespace
-
-absl::Status runRunCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
+absl::Status runRunCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = runSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(RunRequest request, readRequest(spec, args));
   if (request.path == "-" && request.comparePath == "-")
     return invalidArgument("FILE and OTHER cannot both be stdin");
@@ -504,5 +496,9 @@ absl::Status runRunCommand(llvm::ArrayRef<std::string> argv,
       }));
   return verdict(report);
 }
+
+} // namespace
+
+const Command kRunCommand{runSpec, runRunCommand};
 
 } // namespace remat::driver

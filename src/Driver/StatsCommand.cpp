@@ -154,16 +154,8 @@ void printText(const GraphStats &stats, llvm::raw_ostream &os) {
                       device.transfersSent, device.collectiveCalls);
 }
 
-} // namespace
-
-absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
-                             CommandContext &ctx) {
+absl::Status runStatsCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = statsSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printUsage(spec, ctx.out);
-    return absl::OkStatus();
-  }
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   std::optional<std::string> timeline = args.get("timeline");
@@ -184,5 +176,9 @@ absl::Status runStatsCommand(llvm::ArrayRef<std::string> argv,
       printText(stats, os);
   });
 }
+
+} // namespace
+
+const Command kStatsCommand{statsSpec, runStatsCommand};
 
 } // namespace remat::driver

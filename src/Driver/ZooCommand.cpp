@@ -63,17 +63,8 @@ void printZooHelp(llvm::StringRef onlyModel, llvm::raw_ostream &os) {
       printModel(model, os);
 }
 
-} // namespace
-
-absl::Status runZooCommand(llvm::ArrayRef<std::string> argv,
-                           CommandContext &ctx) {
+absl::Status runZooCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = zooSpec();
-  REMAT_ASSIGN_OR_RETURN(ParsedArgs args, parseArgs(spec, argv));
-  if (args.help) {
-    printZooHelp(args.positional.empty() ? "" : args.positional.front(),
-                 ctx.out);
-    return absl::OkStatus();
-  }
   if (args.positional.empty()) {
     std::vector<std::string> names;
     for (const ZooModelInfo &model : listZooModels())
@@ -94,5 +85,14 @@ absl::Status runZooCommand(llvm::ArrayRef<std::string> argv,
   disposeGraph(std::move(graph), ctx);
   return written;
 }
+
+/// `remat zoo --help`, or `remat zoo MODEL --help` for one model.
+void printZooCommandHelp(const ParsedArgs &args, llvm::raw_ostream &os) {
+  printZooHelp(args.positional.empty() ? "" : args.positional.front(), os);
+}
+
+} // namespace
+
+const Command kZooCommand{zooSpec, runZooCommand, printZooCommandHelp};
 
 } // namespace remat::driver
