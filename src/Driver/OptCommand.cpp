@@ -43,8 +43,8 @@ const CommandSpec &optSpec() {
       .name = "opt",
       .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
-                  "[--costs=PROFILE] "
-                  "[--aggregate-bytes=SIZE] [--budget=SIZE [--strict-budget]] "
+                  "[--aggregate-bytes=SIZE] [--costs=PROFILE] "
+                  "[--budget=SIZE [--strict-budget]] "
                   "[--timeline=SVG] [--sweep [--plot=SVG]] "
                   "[--data-parallel=OPTIONS] "
                   "[-p PIPELINE] [--verify-each] "
@@ -170,7 +170,7 @@ void printPlanners(llvm::raw_ostream &os) {
     os << fmt::format("  {:<{}}  {}\n", spelling, width, summary);
 }
 
-void printOptHelp(llvm::raw_ostream &os) {
+void printOptHelp(const ParsedArgs &, llvm::raw_ostream &os) {
   printUsage(optSpec(), os);
   printPlanners(os);
   std::vector<const PassInfo *> passes = PassRegistry::global().all();
@@ -478,12 +478,8 @@ absl::Status runOptCommand(const ParsedArgs &args, CommandContext &ctx) {
   return absl::OkStatus();
 }
 
-void printOptCommandHelp(const ParsedArgs &, llvm::raw_ostream &os) {
-  printOptHelp(os);
-}
-
 } // namespace
 
-const Command kOptCommand{optSpec, runOptCommand, printOptCommandHelp};
+const Command kOptCommand{optSpec, runOptCommand, printOptHelp};
 
 } // namespace remat::driver
