@@ -14,18 +14,9 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DREMAT_SANITIZE=ON -DREMAT_BUILD_TESTS=ON \
   -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j "$jobs"
-# The sanitizers skip the slow label and the ten searches below, which take
-# 35 to 140 s each under ASan (12 minutes of the run's 2 cores) and run code
-# that smaller tests sanitize too; the normal build runs them all.
-asan_skip='BudgetTest\.(TheSweepIsAParetoCurveTheBudgetSearchAgreesWith'
-asan_skip+='|SharesOfThePlainPeakAreMetOnADeepMlp'
-asan_skip+='|TheChainPlannerMeetsBudgetsNoCostlierThanKeptValuePlans'
-asan_skip+='|AnUnreachableBudgetBuildsTheLowestPeakAndWarns)'
-asan_skip+='|FitTest\.(AutoFitsALargerBatchThatIsBuiltAndMeasured|ZeroOverheadAllowsOnlyPlainAutodiff)'
-asan_skip+='|CheckmateIlpTest\.(RelaxationAtALowerBudgetRoundsToAFittingSchedule|MatchesBruteForceOnRandomDags)'
-asan_skip+='|ChainLeanRunsTest\.RandomChainsWithLateRunsAgainstExhaustiveSearch'
-asan_skip+='|ChainDpTest\.MatchesIlpOnRandomChainsWithParamGradients'
-ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow -E "^($asan_skip)\$"
+# The sanitizers skip the slow label; tests/unit/CMakeLists.txt says which
+# searches they leave to the normal build and why the unit tests run in shards.
+ctest --test-dir build-asan --output-on-failure -j "$jobs" -LE slow
 
 # The parser and the .npy/.npz and ONNX readers under libFuzzer, each for a
 # fixed seed and number of inputs (scripts/fuzz.sh says why).
