@@ -13,10 +13,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 #include "Planning/Strategies.h"
 
+#include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 
@@ -73,12 +74,26 @@ private:
 };
 
 /// A baseline planner's registry entry; baselines take no argument.
-PlannerInfo baselineInfo(std::string name, std::string summary, bool greedy) {
-  return {std::move(name), std::move(summary), "", false,
-          [greedy](std::optional<llvm::StringRef>)
-              -> absl::StatusOr<std::unique_ptr<Planner>> {
-            return std::make_unique<ApPlanner>(greedy);
-          }};
+/// Graphs of at most this many ops are also planned by the baselines in
+/// `auto`: their R and S matrices cost O(nodes^2), a few seconds at this size.
+constexpr int64_t kAutoOpLimit = 5000;
+
+/// A baseline that `auto` tries at `autoRank` on graphs up to
+/// `kAutoOpLimit` ops.
+PlannerInfo baselineInfo(std::string name, std::string summary, bool greedy,
+                         int autoRank) {
+  PlannerInfo info{name, std::move(summary), "", false,
+                   [greedy](std::optional<llvm::StringRef>)
+                       -> absl::StatusOr<std::unique_ptr<Planner>> {
+                     return std::make_unique<ApPlanner>(greedy);
+                   }};
+  info.search.takesBudget = true;
+  info.search.autoCandidates = [name, autoRank](const Graph &graph) {
+    if (int64_t(graph.numOps()) > kAutoOpLimit)
+      return std::vector<AutoCandidate>{};
+    return std::vector<AutoCandidate>{{name, autoRank}};
+  };
+  return info;
 }
 
 } // namespace
@@ -88,12 +103,12 @@ void registerApPlanners(PlannerRegistry &registry) {
       "ap-sqrtn",
       "Checkmate's AP-sqrtn: every sqrt(k)-th of the forward graph's k cut "
       "nodes kept, segments recomputed once",
-      /*greedy=*/false));
+      /*greedy=*/false, /*autoRank=*/60));
   registry.add(baselineInfo(
       "ap-greedy",
       "Checkmate's AP-greedy: the cheapest greedy segmentation of the cut "
       "nodes within the budget",
-      /*greedy=*/true));
+      /*greedy=*/true, /*autoRank=*/61));
 }
 
 } // namespace remat::strategies

@@ -19,7 +19,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Chain/BlockChain.h"
 #include "Planning/Strategies.h"
 
@@ -267,9 +267,15 @@ parseChainOptions(llvm::StringRef argument) {
 
 } // namespace
 
+/// A second grouping of the block chain for `auto`, finer than the default
+/// 32 stages: boundaries elsewhere, and within a few slots of a budget more
+/// of them fit (the 1000-layer MLP at half its peak recomputes 512 layers
+/// instead of 513, the fewest any schedule can: docs/benchmarks.md). The
+/// DP's time grows as stages cubed: about twice the default's.
+constexpr int kFinerStages = 40;
+
 void registerChainPlanner(PlannerRegistry &registry) {
-  registry.add(
-      {"chain",
+  PlannerInfo info{"chain",
        "Optimal schedule of the chain of blocks between bottlenecks within "
        "the budget (dynamic programming over at most STAGES stages, each "
        "forward run keeping all it saves or, lean, part of it; 'late' "
@@ -282,7 +288,20 @@ void registerChainPlanner(PlannerRegistry &registry) {
            REMAT_ASSIGN_OR_RETURN(options, parseChainOptions(*argument));
          }
          return std::make_unique<ChainPlanner>(options);
-       }});
+       }};
+  info.search.takesBudget = true;
+  info.search.modelsMemory = true;
+  info.search.calibratedInSearch = true;
+  // The DP right after plain autodiff, its variants after the rule-based
+  // planners.
+  info.search.autoCandidates = [](const Graph &) {
+    return std::vector<AutoCandidate>{
+        {"chain", 10},
+        {"chain=late", 40},
+        {fmt::format("chain={}", kFinerStages), 41}};
+  };
+  info.search.ilpWarmStarts = {"chain", "chain=late"};
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

@@ -16,10 +16,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 #include "Planning/Strategies.h"
 
+#include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 
@@ -43,11 +44,6 @@ struct IlpPlannerOptions {
   bool relaxed = false;
 };
 
-/// The planners whose schedules may start the MILP beside the AP baselines:
-/// those that plan recompute steps, not kept values.
-constexpr const char *kStartPlanners[] = {"chain", "chain=late", "xla",
-                                          "xla=scheduled", "mincut"};
-
 /// A schedule of the start planners, who planned it and what it costs.
 struct WarmStart {
   std::string planner;
@@ -64,8 +60,9 @@ struct Starts {
   std::optional<WarmStart> lowestPeak;
 };
 
-/// The AP baselines and the plans of `kStartPlanners` mapped onto `graph`'s
-/// nodes; a plan that fails or does not map is passed over.
+/// The AP baselines and the plans of the registry's warm-start planners
+/// (`PlannerSearchInfo::ilpWarmStarts`) mapped onto `graph`'s nodes; a plan
+/// that fails or does not map is passed over.
 absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
                                   const ilp::GraphProblem &graph) {
   Starts starts;
@@ -94,13 +91,13 @@ absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
     consider(baseline->second, std::move(baseline->first.schedule));
   PlanningProblem quiet = problem;
   quiet.onProgress = nullptr;
-  for (const char *planner : kStartPlanners) {
+  for (std::string &planner : PlannerRegistry::global().ilpWarmStarts()) {
     absl::StatusOr<RematPlan> plan = planRematerialization(quiet, planner);
     if (!plan.ok() || !plan->schedule)
       continue;
     if (std::optional<ilp::RematSchedule> schedule =
             ilp::scheduleOfSteps(graph, *plan->schedule))
-      consider(planner, std::move(*schedule));
+      consider(std::move(planner), std::move(*schedule));
   }
   return starts;
 }
@@ -262,9 +259,50 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
 
 } // namespace
 
+namespace {
+
+/// Graphs of at most this many compute ops (parameters and inputs, which
+/// the MILP holds as constants, not counted) are also planned by the ILP in
+/// `auto`, limited to `kAutoNodes` branch-and-bound nodes, a limit that gives
+/// the same plan on any machine (`kAutoSeconds` only guards against a root
+/// that never ends). CBC proves some such optima within it and finds plans
+/// where no other planner fits (the 4-layer MLP of docs/benchmarks.md at
+/// 70%), and beats every kept-value plan where a budget needs a value
+/// recomputed more than once.
+constexpr int64_t kAutoOpLimit = 24;
+constexpr int kAutoNodes = 1000;
+constexpr int kAutoSeconds = 60;
+
+/// Larger graphs, up to this many compute ops, get `ilp` without the MILP
+/// (`relaxed`): the relaxation's solution rounded to a schedule, which is
+/// often the proven optimum (docs/planning-ilp.md#the-lower-bound) where the
+/// kept-value and chain planners recompute several times as much (the
+/// pre-activation ResNet-8 of basic blocks at 80%: 3.1x; DenseNet-121 at
+/// 70%: 12.6x). Each CBC solve stops after `kRelaxedAutoNodes` nodes, within
+/// the time guard (half of `kAutoSeconds` each) on the zoo: up to 11 s on
+/// the 428 ops of DenseNet-121 (42 s on the 708 of DenseNet-201, beyond the
+/// limit), 2 s on the transformer, with the plans of 1,000 nodes.
+constexpr int64_t kRelaxedAutoOpLimit = 500;
+constexpr int kRelaxedAutoNodes = 200;
+
+/// `auto`'s ILP candidate for `graph`, last of all: the MILP on small
+/// graphs, its relaxation on larger ones, none beyond.
+std::vector<AutoCandidate> autoCandidates(const Graph &graph) {
+  int64_t computeOps = int64_t(graph.numOps()) -
+                       int64_t(graph.inputs().size() + graph.params().size());
+  if (computeOps <= kAutoOpLimit)
+    return {{fmt::format("ilp={},nodes={}", kAutoSeconds, kAutoNodes), 70}};
+  if (computeOps <= kRelaxedAutoOpLimit)
+    return {{fmt::format("ilp={},nodes={},relaxed", kAutoSeconds,
+                         kRelaxedAutoNodes),
+             70}};
+  return {};
+}
+
+} // namespace
+
 void registerIlpPlanner(PlannerRegistry &registry) {
-  registry.add(
-      {"ilp",
+  PlannerInfo info{"ilp",
        "Checkmate's optimal schedule within the budget (CBC, warm-started "
        "from the AP baselines and the step planners unless 'cold'; SECONDS "
        "and nodes=N limit the search; 'relaxed' keeps the relaxation's "
@@ -277,7 +315,10 @@ void registerIlpPlanner(PlannerRegistry &registry) {
            REMAT_ASSIGN_OR_RETURN(options, parseIlpOptions(*argument));
          }
          return std::make_unique<IlpPlanner>(options);
-       }});
+       }};
+  info.search.takesBudget = true;
+  info.search.autoCandidates = autoCandidates;
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

@@ -80,7 +80,7 @@ absl::StatusOr<RematPlan> selectMemory(const Graph &graph,
 }
 
 void registerMemoryPlanner(PlannerRegistry &registry) {
-  registry.add({"memory",
+  PlannerInfo info{"memory",
                 "About sqrt(N) of the bottleneck tensors, evenly spaced", "",
                 false,
                 [](std::optional<llvm::StringRef>)
@@ -102,7 +102,9 @@ void registerMemoryPlanner(PlannerRegistry &registry) {
                             "; planning plain autodiff instead");
                         return plain;
                       });
-                }});
+                }};
+  info.search.autoCandidates = autoTriesOnce("memory", 21);
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

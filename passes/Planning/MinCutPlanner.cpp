@@ -19,7 +19,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 #include "Planning/MinCut/MinimumCut.h"
 #include "Planning/Strategies.h"
@@ -266,7 +266,7 @@ private:
 } // namespace
 
 void registerMinCutPlanner(PlannerRegistry &registry) {
-  registry.add({"mincut",
+  PlannerInfo info{"mincut",
                 "PyTorch's min-cut partitioner: save the forward values of "
                 "a minimum cut (matmul, conv and random ops never "
                 "recomputed), recompute the rest once; with a budget, a "
@@ -275,7 +275,12 @@ void registerMinCutPlanner(PlannerRegistry &registry) {
                 [](std::optional<llvm::StringRef>)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
                   return std::make_unique<MinCutPlanner>();
-                }});
+                }};
+  info.search.takesBudget = true;
+  info.search.calibratedInSearch = true;
+  info.search.autoCandidates = autoTriesOnce("mincut", 52);
+  info.search.ilpWarmStarts = {"mincut"};
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

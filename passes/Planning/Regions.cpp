@@ -264,8 +264,7 @@ selectRegions(const PlanningProblem &problem, const Candidates &candidates,
 }
 
 void registerRegionsPlanner(PlannerRegistry &registry) {
-  registry.add(
-      {"regions",
+  PlannerInfo info{"regions",
        "Recomputes tagged regions (all, or the PATHs) from their inputs",
        "PATH,...", false,
        [](std::optional<llvm::StringRef> argument)
@@ -279,7 +278,9 @@ void registerRegionsPlanner(PlannerRegistry &registry) {
                      const Candidates &candidates) {
                return selectRegions(problem, candidates, paths);
              });
-       }});
+       }};
+  info.search.autoCandidates = autoTriesOnce("regions", 32);
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

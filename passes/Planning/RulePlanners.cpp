@@ -129,15 +129,19 @@ RematPlan selectSpeed(const Candidates &candidates) {
   return plan;
 }
 
-/// A planner without an argument that applies `rule`.
+/// A planner without an argument that applies `rule`; `auto` tries it at
+/// `autoRank` when given.
 template <typename Rule>
 PlannerInfo simpleRule(llvm::StringRef name, llvm::StringRef summary,
-                       Rule rule) {
-  return {name.str(), summary.str(), "", false,
-          [rule](std::optional<llvm::StringRef>)
-              -> absl::StatusOr<std::unique_ptr<Planner>> {
-            return std::make_unique<RulePlanner>(rule);
-          }};
+                       Rule rule, std::optional<int> autoRank = std::nullopt) {
+  PlannerInfo info{name.str(), summary.str(), "", false,
+                   [rule](std::optional<llvm::StringRef>)
+                       -> absl::StatusOr<std::unique_ptr<Planner>> {
+                     return std::make_unique<RulePlanner>(rule);
+                   }};
+  if (autoRank)
+    info.search.autoCandidates = autoTriesOnce(name.str(), *autoRank);
+  return info;
 }
 
 } // namespace
@@ -156,11 +160,13 @@ void registerRulePlanners(PlannerRegistry &registry) {
         RematPlan plan{candidates.values, {}};
         plan.plain = true;
         return plan;
-      }));
+      },
+      /*autoRank=*/0));
   registry.add(simpleRule(
       "all", "Keeps only the leaves: recomputes every forward value",
       [](const PlanningProblem &, const Candidates &)
-          -> absl::StatusOr<RematPlan> { return RematPlan{}; }));
+          -> absl::StatusOr<RematPlan> { return RematPlan{}; },
+      /*autoRank=*/30));
   registry.add(simpleRule(
       "collection",
       "Keeps the `checkpoints` collection and results of `checkpoint` ops",
@@ -184,7 +190,8 @@ void registerRulePlanners(PlannerRegistry &registry) {
   registry.add(simpleRule(
       "speed", "Keeps the results of matmul and convolution ops",
       [](const PlanningProblem &, const Candidates &candidates)
-          -> absl::StatusOr<RematPlan> { return selectSpeed(candidates); }));
+          -> absl::StatusOr<RematPlan> { return selectSpeed(candidates); },
+      /*autoRank=*/31));
 }
 
 } // namespace strategies

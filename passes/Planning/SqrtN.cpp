@@ -20,6 +20,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 namespace remat::strategies {
@@ -52,8 +54,7 @@ RematPlan selectSqrtN(const Candidates &candidates, int64_t count) {
 }
 
 void registerSqrtNPlanner(PlannerRegistry &registry) {
-  registry.add(
-      {"sqrtn",
+  PlannerInfo info{"sqrtn",
        "Chen et al.'s memory-balanced segments, about sqrt(N) or SEGMENTS",
        "SEGMENTS", false,
        [](std::optional<llvm::StringRef> argument)
@@ -68,7 +69,17 @@ void registerSqrtNPlanner(PlannerRegistry &registry) {
                  -> absl::StatusOr<RematPlan> {
                return selectSqrtN(candidates, segments);
              });
-       }});
+       }};
+  // Its own choice early, then K = 1, 2, 3, 4, 6, 9, 13, ... (ratio 3/2)
+  // segments up to the op count, after `memory`'s choice.
+  info.search.autoCandidates = [](const Graph &graph) {
+    std::vector<AutoCandidate> candidates{{"sqrtn", 20}};
+    int64_t limit = int64_t(graph.numOps());
+    for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
+      candidates.push_back({fmt::format("sqrtn={}", k), 22});
+    return candidates;
+  };
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

@@ -23,7 +23,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 #include "Planning/Strategies.h"
 
@@ -392,7 +392,7 @@ private:
 } // namespace
 
 void registerXlaPlanner(PlannerRegistry &registry) {
-  registry.add({"xla",
+  PlannerInfo info{"xla",
                 "XLA's HloRematerialization: walk the schedule (autodiff's "
                 "order, or 'scheduled': the memory-aware scheduler's) and, "
                 "where the live bytes exceed the budget, recompute the live "
@@ -410,7 +410,14 @@ void registerXlaPlanner(PlannerRegistry &registry) {
                         "the default) or 'scheduled', got 'xla={}'",
                         argument->str());
                   return std::make_unique<XlaPlanner>(model);
-                }});
+                }};
+  info.search.takesBudget = true;
+  info.search.calibratedInSearch = true;
+  info.search.autoCandidates = [](const Graph &) {
+    return std::vector<AutoCandidate>{{"xla", 50}, {"xla=scheduled", 51}};
+  };
+  info.search.ilpWarmStarts = {"xla", "xla=scheduled"};
+  registry.add(std::move(info));
 }
 
 } // namespace remat::strategies

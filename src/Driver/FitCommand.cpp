@@ -6,7 +6,7 @@
 ///
 /// \file
 /// The largest batch whose planned training graph fits a memory size
-/// (`fitBatch`, remat/Pass/Fit.h), for a zoo model through its `--batch`
+/// (`fitBatch`, remat/Training/Fit.h), for a zoo model through its `--batch`
 /// option or for a graph file by scaling its inputs' leading dim. Prints the
 /// batch, its plan and every batch tried, as text or JSON (docs/fit.md).
 ///
@@ -19,7 +19,7 @@
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Verifier.h"
-#include "remat/Pass/Fit.h"
+#include "remat/Training/Fit.h"
 #include "remat/Pass/Planner.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"

@@ -27,7 +27,7 @@
 #include "remat/Pass/Planner.h"
 #include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 

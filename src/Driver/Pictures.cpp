@@ -11,7 +11,7 @@
 #include "remat/Analysis/Memory.h"
 #include "remat/IO/Timeline.h"
 #include "remat/IR/Graph.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Support/Status.h"
 
 namespace remat::driver {

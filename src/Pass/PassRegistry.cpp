@@ -6,8 +6,6 @@
 
 #include "remat/Pass/PassRegistry.h"
 
-#include "remat/Pass/DataParallel.h"
-#include "remat/Pass/Passes.h"
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -188,18 +186,6 @@ PassRegistry::create(llvm::StringRef argument,
   for (const auto &[key, value] : options.entries())
     REMAT_RETURN_IF_ERROR(info->checkOption(key, value));
   return info->factory(options);
-}
-
-void registerAllPasses(PassRegistry &registry) {
-  registerVerifyPass(registry);
-  registerDCEPass(registry);
-  registerCSEPass(registry);
-  registerTopoSortPass(registry);
-  registerAutodiffPass(registry);
-  registerRecomputePass(registry);
-  registerSchedulePass(registry);
-  registerDataParallelPass(registry);
-  registerTestPrintAnalysisPasses(registry);
 }
 
 } // namespace remat

@@ -9,6 +9,7 @@
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <fmt/format.h>
@@ -22,6 +23,13 @@ bool PlanningProblem::isForward(const Op &op) const {
 }
 
 Planner::~Planner() = default;
+
+std::function<std::vector<AutoCandidate>(const Graph &)>
+autoTriesOnce(std::string spelling, int rank) {
+  return [spelling = std::move(spelling), rank](const Graph &) {
+    return std::vector<AutoCandidate>{{spelling, rank}};
+  };
+}
 
 PlannerRegistry &PlannerRegistry::global() {
   static PlannerRegistry *registry = [] {
@@ -59,6 +67,17 @@ std::vector<std::string> PlannerRegistry::spellings() const {
       spellings.push_back(fmt::format("{}={}", info->name, info->argument));
   }
   return spellings;
+}
+
+const PlannerInfo *PlannerRegistry::lookupSpelling(llvm::StringRef text) const {
+  return lookup(text.split('=').first);
+}
+
+std::vector<std::string> PlannerRegistry::ilpWarmStarts() const {
+  std::vector<std::string> starts;
+  for (const auto &info : planners_)
+    llvm::append_range(starts, info->search.ilpWarmStarts);
+  return starts;
 }
 
 absl::StatusOr<std::unique_ptr<Planner>>

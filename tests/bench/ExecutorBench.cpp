@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/IR/Graph.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Runtime/GradientCheck.h"
 #include "remat/Zoo/Zoo.h"

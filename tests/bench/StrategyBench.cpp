@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/IR/Graph.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Zoo/Zoo.h"
 
 #include <benchmark/benchmark.h>

@@ -18,7 +18,7 @@
 #include "MeasuredTraining.h"
 #include "SmallZooModels.h"
 
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include "llvm/ADT/STLExtras.h"
 

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Chain/ChainDp.h"
 #include "Planning/Ilp/CheckmateIlp.h"
 

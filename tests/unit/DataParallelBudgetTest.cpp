@@ -13,7 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Runtime/Executor.h"

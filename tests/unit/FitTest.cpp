@@ -13,7 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Fit.h"
+#include "remat/Training/Fit.h"
 
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"

@@ -15,7 +15,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 #include "Planning/Ilp/GraphProblem.h"
 
 #include "MeasuredTraining.h"

@@ -17,7 +17,7 @@
 #include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Autodiff.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Zoo/Zoo.h"
 
 #include "llvm/ADT/StringMap.h"

@@ -16,7 +16,7 @@
 #define REMAT_TESTS_UNIT_MEASUREDTRAINING_H
 
 #include "remat/IR/Graph.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 

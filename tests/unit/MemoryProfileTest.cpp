@@ -9,7 +9,7 @@
 #include "remat/Analysis/OpRoles.h"
 #include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include "SmallZooModels.h"
 

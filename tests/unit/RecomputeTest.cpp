@@ -21,7 +21,7 @@
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Autodiff.h"
 #include "remat/Pass/Schedule.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 #include "remat/Runtime/Executor.h"
 #include "remat/Zoo/Zoo.h"
 

@@ -11,7 +11,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/IO/Report.h"

@@ -64,7 +64,7 @@ struct ReportSegment {
   int64_t bytes = 0;
 };
 
-/// What `buildTrainingGraph` (remat/Pass/Training.h) did: the fields of the
+/// What `buildTrainingGraph` (remat/Training/Training.h) did: the fields of the
 /// JSON report.
 struct TrainingReport {
   std::string graph;
@@ -177,7 +177,7 @@ struct SweepPoint {
   double overhead = 0;
 };
 
-/// What `sweepTrainingPlans` (remat/Pass/Training.h) found: the plans no
+/// What `sweepTrainingPlans` (remat/Training/Training.h) found: the plans no
 /// other plan beats on both peak and recompute, by rising peak and falling
 /// overhead.
 struct SweepReport {

@@ -117,6 +117,42 @@ public:
   virtual absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) = 0;
 };
 
+/// One spelling `auto` tries (`sqrtn=4`), and when.
+struct AutoCandidate {
+  std::string spelling;
+  /// `auto` tries candidates by ascending rank, in registration order among
+  /// equal ranks. An earlier candidate wins a tie, so the ranks are part of
+  /// the output (docs/planners.md#adding-a-planner lists them).
+  int rank = 0;
+};
+
+/// What the budget search (`auto`, remat/Training/Training.h) needs to know
+/// of a planner: the facts it declares instead of lists kept elsewhere.
+struct PlannerSearchInfo {
+  /// Plans for the budget it is told (`chain`, `ilp`): a sweep, which tells
+  /// no budget, leaves it out; a search at the lowest peak asks it again.
+  bool takesBudget = false;
+  /// Plans against its own model of memory (`chain`): a budget the user
+  /// gives it is shifted until the built graph's simulated peak meets it.
+  bool modelsMemory = false;
+  /// `auto` calibrates the budget it tells the planner, as a modelled
+  /// planner's: heuristics that estimate their own peak (XLA's walk, the
+  /// min-cut's knapsack) land elsewhere and are not monotone in it.
+  bool calibratedInSearch = false;
+  /// Its spellings among `auto`'s candidates for the forward graph `graph`;
+  /// unset: `auto` never tries it.
+  std::function<std::vector<AutoCandidate>(const Graph &graph)>
+      autoCandidates;
+  /// Spellings whose schedules may warm-start the ILP (planners that plan
+  /// recompute steps, not kept values).
+  std::vector<std::string> ilpWarmStarts;
+};
+
+/// The `PlannerSearchInfo::autoCandidates` of a planner that `auto` tries
+/// once on every graph, spelled `spelling`, at `rank`.
+std::function<std::vector<AutoCandidate>(const Graph &)>
+autoTriesOnce(std::string spelling, int rank);
+
 /// How a planner is spelled and made.
 struct PlannerInfo {
   std::string name;
@@ -130,6 +166,7 @@ struct PlannerInfo {
   std::function<absl::StatusOr<std::unique_ptr<Planner>>(
       std::optional<llvm::StringRef>)>
       factory;
+  PlannerSearchInfo search;
 };
 
 class PlannerRegistry {
@@ -145,6 +182,11 @@ public:
   std::vector<const PlannerInfo *> all() const;
   /// `name` and `name=ARG` of every planner, for help and errors.
   std::vector<std::string> spellings() const;
+  /// The planner `text` spells (`sqrtn=4`: `sqrtn`), or null.
+  const PlannerInfo *lookupSpelling(llvm::StringRef text) const;
+  /// Every planner's `PlannerSearchInfo::ilpWarmStarts`, in registration
+  /// order.
+  std::vector<std::string> ilpWarmStarts() const;
 
   /// Creates the planner `text` spells (`sqrtn`, `sqrtn=4`, `names=a,b`).
   /// Errors name an unknown planner and list the known ones, or reject a

@@ -6,7 +6,7 @@
 
 #include "Planning/Chain/BlockChain.h"
 
-#include "Planning/Chain/ApBaselines.h"
+#include "Planning/ApBaselines.h"
 
 #include "remat/IR/Value.h"
 #include "remat/Support/Status.h"

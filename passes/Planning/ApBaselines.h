@@ -14,8 +14,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H
-#define REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H
+#ifndef REMAT_PASSES_PLANNING_APBASELINES_H
+#define REMAT_PASSES_PLANNING_APBASELINES_H
 
 #include "Planning/Ilp/CheckmateIlp.h"
 
@@ -84,4 +84,4 @@ bestBaselineSchedule(const ilp::RematProblem &problem);
 
 } // namespace remat::chain
 
-#endif // REMAT_PASSES_PLANNING_CHAIN_APBASELINES_H
+#endif // REMAT_PASSES_PLANNING_APBASELINES_H

@@ -11,11 +11,11 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PASS_FIT_H
-#define REMAT_PASS_FIT_H
+#ifndef REMAT_TRAINING_FIT_H
+#define REMAT_TRAINING_FIT_H
 
 #include "remat/IO/Report.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include "absl/status/statusor.h"
 
@@ -94,4 +94,4 @@ absl::StatusOr<BatchedGraphFn> rebatchingBuilder(const Graph &graph);
 
 } // namespace remat
 
-#endif // REMAT_PASS_FIT_H
+#endif // REMAT_TRAINING_FIT_H

@@ -11,8 +11,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PASS_TRAINING_H
-#define REMAT_PASS_TRAINING_H
+#ifndef REMAT_TRAINING_TRAINING_H
+#define REMAT_TRAINING_TRAINING_H
 
 #include "remat/IO/MeasuredCosts.h"
 #include "remat/IO/Report.h"
@@ -32,6 +32,7 @@
 namespace remat {
 
 class Graph;
+class PlannerRegistry;
 
 /// The strategy that searches plans within a budget.
 inline constexpr llvm::StringLiteral kAutoStrategy = "auto";
@@ -69,11 +70,16 @@ struct TrainingOptions {
   /// autodiff: the planners and the report then count nanoseconds; none
   /// (FLOPs) by default.
   std::shared_ptr<const NodeProfile> measuredCosts;
+  /// Where `strategy` and `auto`'s candidates are looked up
+  /// (`plannerRegistry()`); null: `PlannerRegistry::global()`.
+  const PlannerRegistry *planners = nullptr;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
   /// Receives the planners' progress lines (the ILP's incumbent, bound and
   /// gap); none by default.
   std::function<void(llvm::StringRef)> onProgress;
+
+  const PlannerRegistry &plannerRegistry() const;
 };
 
 /// The timings of a pipeline run, as reports list them.
@@ -109,4 +115,4 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
 
 } // namespace remat
 
-#endif // REMAT_PASS_TRAINING_H
+#endif // REMAT_TRAINING_TRAINING_H

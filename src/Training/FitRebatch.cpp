@@ -14,7 +14,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Fit.h"
+#include "remat/Training/Fit.h"
 
 #include "remat/Analysis/Batch.h"
 #include "remat/IR/Builder.h"

@@ -4,9 +4,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
-#include "Pass/TrainingInternal.h"
+#include "Training/TrainingInternal.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Placement.h"
@@ -27,6 +27,10 @@
 #include <utility>
 
 namespace remat {
+
+const PlannerRegistry &TrainingOptions::plannerRegistry() const {
+  return planners ? *planners : PlannerRegistry::global();
+}
 
 std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result) {
   std::vector<ReportPassTime> times;
@@ -81,7 +85,7 @@ public:
     std::unique_ptr<Planner> planner;
     if (!given_) {
       REMAT_ASSIGN_OR_RETURN(
-          planner, PlannerRegistry::global().create(options_.strategy));
+          planner, options_.plannerRegistry().create(options_.strategy));
     }
     report_.strategy = options_.strategy;
     report_.aggregateCount = options_.autodiff.aggregateCount;
@@ -391,7 +395,7 @@ planDifferentiated(const DifferentiatedGraph &base,
                    const TrainingOptions &options,
                    std::optional<int64_t> budgetBytes) {
   REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
-                         PlannerRegistry::global().create(options.strategy));
+                         options.plannerRegistry().create(options.strategy));
   return planDifferentiated(base, options, budgetBytes, *planner);
 }
 

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "remat/Pass/Fit.h"
+#include "remat/Training/Fit.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"

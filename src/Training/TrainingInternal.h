@@ -5,18 +5,18 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `buildTrainingGraph` (remat/Pass/Training.h) either builds one strategy's
+/// `buildTrainingGraph` (remat/Training/Training.h) either builds one strategy's
 /// training graph or searches the plans within a budget; the search builds
 /// each candidate with the first.
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_SRC_PASS_TRAININGINTERNAL_H
-#define REMAT_SRC_PASS_TRAININGINTERNAL_H
+#ifndef REMAT_SRC_TRAINING_TRAININGINTERNAL_H
+#define REMAT_SRC_TRAINING_TRAININGINTERNAL_H
 
 #include "remat/Pass/Planner.h"
 #include "remat/Pass/Schedule.h"
-#include "remat/Pass/Training.h"
+#include "remat/Training/Training.h"
 
 #include <memory>
 
@@ -110,4 +110,4 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options);
 
 } // namespace remat
 
-#endif // REMAT_SRC_PASS_TRAININGINTERNAL_H
+#endif // REMAT_SRC_TRAINING_TRAININGINTERNAL_H

@@ -1,4 +1,4 @@
-//===- TrainingSweep.cpp - The memory/overhead curve of the plans ---------===//
+//===- Sweep.cpp - The memory/overhead curve of the plans -----------------===//
 //
 // Part of the remat project.
 //
@@ -12,11 +12,12 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/BudgetTrials.h"
+#include "Training/BudgetTrials.h"
 
-#include "remat/Analysis/PeakFloor.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
+
+#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <memory>
@@ -44,34 +45,23 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   // back to plain autodiff where it finds no bottleneck. Ids renumbered as
   // the budget search has them, so that both plan alike.
   std::unique_ptr<Graph> differentiated = graph.clone();
-  std::unique_ptr<Graph> summedGraph;
-  if (options.searchAggregation && options.finalPipeline.empty() &&
-      aggregationMayMatter(*differentiated, options))
-    summedGraph = differentiated->clone(Graph::CloneIds::Keep);
-  REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
-                         differentiateOnce(*differentiated, options));
-  std::optional<Trial> plain = unbuiltPlainTrial(base, options);
-  if (!plain) {
-    REMAT_ASSIGN_OR_RETURN(plain,
-                           tryStrategy(base, options, "none", std::nullopt,
-                                       /*keepGraph=*/false));
-  }
-  int64_t plainPeak = plain->peakBytes;
+  REMAT_ASSIGN_OR_RETURN(SearchBases bases,
+                         makeSearchBases(*differentiated, options,
+                                         /*trySummed=*/true,
+                                         /*keepPlainGraph=*/false));
+  int64_t plainPeak = bases.own().plain->peakBytes;
   std::vector<Trial> trials;
-  trials.push_back(std::move(*plain));
   SweepReport sweep;
-  // Every plan of one base, labelled with `label`, but plain autodiff.
-  auto tryAll = [&](const DifferentiatedGraph &from,
-                    const TrainingOptions &fromOptions,
-                    llvm::StringRef label) -> absl::Status {
+  // Every plan of one base, labelled with its label, but plain autodiff.
+  auto tryAll = [&](const SearchBase &from) -> absl::Status {
     for (const std::string &strategy :
-         autoCandidates(graph, CandidateSet::Sweep)) {
+         autoCandidates(graph, options.plannerRegistry(), CandidateSet::Sweep)) {
       if (strategy == "none")
         continue;
       REMAT_ASSIGN_OR_RETURN(Trial trial,
-                             tryStrategy(from, fromOptions, strategy, plainPeak,
-                                         /*keepGraph=*/false));
-      trial.strategy += label;
+                             tryStrategy(from.graph, from.options, strategy,
+                                         plainPeak, /*keepGraph=*/false));
+      trial.strategy += from.label;
       trials.push_back(std::move(trial));
     }
     // The planners that plan for one budget (the DP, XLA's pass, the
@@ -81,48 +71,32 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
     for (int percent : kSweepBudgetPercents) {
       int64_t budget = plainPeak / 100 * percent;
       for (const std::string &strategy :
-           autoCandidates(graph, CandidateSet::AtLowestPeak)) {
+           autoCandidates(graph, options.plannerRegistry(),
+                          CandidateSet::AtLowestPeak)) {
         if (llvm::StringRef(strategy).startswith("ilp"))
           continue;
         REMAT_ASSIGN_OR_RETURN(Trial trial,
-                               tryForBudget(from, fromOptions, strategy, budget,
-                                            kSweepCalibrationRounds,
+                               tryForBudget(from.graph, from.options, strategy,
+                                            budget, kSweepCalibrationRounds,
                                             /*keepGraph=*/false));
-        trial.strategy += label;
+        trial.strategy += from.label;
         trials.push_back(std::move(trial));
       }
     }
     return absl::OkStatus();
   };
-  REMAT_RETURN_IF_ERROR(tryAll(base, options, ""));
-  // The same plans with partial gradients summed at once, where that lowers
+  // The options' own graph first, then summed at once where that lowers
   // plain autodiff's peak, as the budget search has them.
-  if (summedGraph) {
-    TrainingOptions summedOptions = options;
-    summedOptions.autodiff = summedAtOnce(options.autodiff);
-    REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph summed,
-                           differentiateOnce(*summedGraph, summedOptions));
-    std::optional<Trial> summedPlain = unbuiltPlainTrial(summed, summedOptions);
-    if (summedPlain->peakBytes < plainPeak) {
-      summedPlain->strategy += kSummedAtOnce;
-      trials.push_back(std::move(*summedPlain));
-      REMAT_RETURN_IF_ERROR(tryAll(summed, summedOptions, kSummedAtOnce));
-      REMAT_ASSIGN_OR_RETURN(
-          PeakFloor floor,
-          computePeakFloor(*summedGraph, summed.forwardOpIdBound));
-      sweep.peakFloorBytes = floor.bytes;
-    }
+  for (const std::unique_ptr<SearchBase> &from : llvm::reverse(bases.bases)) {
+    trials.push_back(std::move(*from->plain));
+    trials.back().strategy += from->label;
+    REMAT_RETURN_IF_ERROR(tryAll(*from));
   }
   sweep.graph = graph.name().str();
   sweep.measuredCosts = options.measuredCosts != nullptr;
   sweep.peakBytesPlain = trials.front().peakBytes;
-  if (options.finalPipeline.empty()) {
-    REMAT_ASSIGN_OR_RETURN(
-        PeakFloor floor,
-        computePeakFloor(*differentiated, base.forwardOpIdBound));
-    sweep.peakFloorBytes =
-        std::min(sweep.peakFloorBytes.value_or(floor.bytes), floor.bytes);
-  }
+  if (bases.floor)
+    sweep.peakFloorBytes = bases.floor->bytes;
   sweep.plansTried = int64_t(trials.size());
   // By rising peak, then falling cost, then the order tried; a plan stays
   // when it recomputes less than every plan of a lower peak.

@@ -1,4 +1,4 @@
-//===- TrainingBudget.cpp - Plans searched within a memory budget ---------===//
+//===- Budget.cpp - Plans searched within a memory budget -----------------===//
 //
 // Part of the remat project.
 //
@@ -24,7 +24,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/BudgetTrials.h"
+#include "Training/BudgetTrials.h"
 
 #include "remat/Analysis/PeakFloor.h"
 #include "remat/IR/Graph.h"
@@ -48,19 +48,6 @@ using namespace budget;
 
 namespace {
 
-/// A forward graph differentiated with one aggregation of partial
-/// gradients, and the options its plans are built with.
-struct SearchBase {
-  const DifferentiatedGraph *graph;
-  const TrainingOptions *options;
-  /// Added to its candidates' names in the search's timings.
-  const char *label;
-  /// Plain autodiff's trial, unbuilt; moved out by the search that tries
-  /// it.
-  std::optional<Trial> *plain;
-  double plainSeconds = 0;
-};
-
 /// What the searches of one `auto` run share: the work they may do in all
 /// (`kSearchOpBudget`, `kUnmetSearchOpBudget` while no plan fits), the
 /// plans they tried and their timings.
@@ -80,19 +67,19 @@ constexpr const char *kAtLowestPeak = ", at the lowest peak found";
 /// trial. A plan that recomputes more than `toBeat` FLOPs, or than a plan
 /// found within the budget, is not built.
 absl::StatusOr<std::optional<Trial>>
-searchCandidates(llvm::ArrayRef<SearchBase> bases,
+searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
                  llvm::ArrayRef<std::string> strategies, int64_t budget,
                  llvm::StringRef label, SearchState &search,
                  std::optional<int64_t> toBeat = std::nullopt) {
   std::optional<Trial> best;
   Stopwatch stopwatch;
   for (int b = 0, e = int(bases.size()); b < e; ++b) {
-    const SearchBase &from = bases[b];
+    SearchBase &from = *bases[b];
     for (const std::string &strategy : strategies) {
       bool met = best && best->peakBytes <= budget;
       if (search.work >= (met ? kSearchOpBudget : kUnmetSearchOpBudget))
         return best;
-      if (strategy == "none" && !from.plain->has_value())
+      if (strategy == "none" && !from.plain)
         continue;
       ++search.plansTried;
       stopwatch.restart();
@@ -102,12 +89,12 @@ searchCandidates(llvm::ArrayRef<SearchBase> bases,
       Trial trial;
       double seconds = 0;
       if (strategy == "none") {
-        trial = std::move(**from.plain);
-        from.plain->reset();
+        trial = std::move(*from.plain);
+        from.plain.reset();
         seconds = from.plainSeconds;
       } else {
         absl::StatusOr<Trial> tried =
-            tryForBudget(*from.graph, *from.options, strategy, budget,
+            tryForBudget(from.graph, from.options, strategy, budget,
                          kCalibrationRounds, /*keepGraph=*/true, toBeat);
         // A graph whose sizes the planner's arithmetic cannot hold (the
         // min-cut's capacities): the other candidates plan it.
@@ -158,7 +145,7 @@ constexpr const char *kFromFloor = ", from the peak floor";
 /// has its own work limit, for the same reason. Every base must hold its
 /// plain trial.
 absl::StatusOr<std::optional<Trial>>
-searchLowestPeak(llvm::ArrayRef<SearchBase> bases,
+searchLowestPeak(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
                  llvm::ArrayRef<std::string> strategies, int64_t floorBytes,
                  const Graph &forward, SearchState &search) {
   SearchState lowestSearch{search.forwardOps, search.timings};
@@ -173,7 +160,8 @@ searchLowestPeak(llvm::ArrayRef<SearchBase> bases,
     REMAT_ASSIGN_OR_RETURN(
         std::optional<Trial> atLowest,
         searchCandidates(
-            bases, autoCandidates(forward, CandidateSet::AtLowestPeak),
+            bases, autoCandidates(forward, bases.front()->options.plannerRegistry(),
+                                      CandidateSet::AtLowestPeak),
             best->peakBytes, kAtLowestPeak, lowestSearch,
             best->flopsRecompute));
     if (atLowest && atLowest->peakBytes <= best->peakBytes &&
@@ -192,84 +180,28 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   // The candidates and the search's size are the forward graph's.
   std::vector<std::string> strategies = {options.strategy};
   if (searching)
-    strategies = autoCandidates(graph, CandidateSet::OneBudget);
+    strategies = autoCandidates(graph, options.plannerRegistry(),
+                                CandidateSet::OneBudget);
   int64_t forwardOps = int64_t(graph.numOps());
-  std::vector<ReportSearchTime> searchTimings;
-  Stopwatch stopwatch;
   // Every candidate starts from a copy of the graph differentiated once;
-  // the one chosen is swapped in, not built again. Ids renumbered in
-  // schedule order first, as every other copy of the forward graph has
-  // them: the planners number ops by id. A parsed graph already is.
-  if (!isInCloneOrder(graph)) {
-    std::unique_ptr<Graph> forward = graph.clone();
-    graph.swap(*forward);
-  }
-  // Partial gradients summed at once (a graph on devices is left to the
-  // options given: its plain peak is known only once built).
-  std::unique_ptr<Graph> summedGraph;
-  if (searching && options.searchAggregation && options.finalPipeline.empty() &&
-      aggregationMayMatter(graph, options))
-    summedGraph = graph.clone(Graph::CloneIds::Keep);
-  REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
-                         differentiateOnce(graph, options));
-  searchTimings.push_back({"autodiff", 0, stopwatch.seconds()});
-  // The least peak any plan could reach, named before the graph changes. A
-  // graph on devices is judged by its largest device, which it does not
-  // bound.
-  std::optional<PeakFloor> floor;
-  std::string floorOp, floorOpText;
-  if (options.finalPipeline.empty()) {
-    REMAT_ASSIGN_OR_RETURN(floor,
-                           computePeakFloor(graph, base.forwardOpIdBound));
-    floorOp = floor->op ? floor->op->describe() : "";
-    floorOpText = describePeakFloorOp(*floor);
-  }
-  stopwatch.restart();
-  // The baseline resolves a share of plain autodiff's peak to bytes.
-  std::optional<Trial> plain = unbuiltPlainTrial(base, options);
-  if (!plain) {
-    REMAT_ASSIGN_OR_RETURN(plain,
-                           tryStrategy(base, options, "none", std::nullopt,
-                                       /*keepGraph=*/searching));
-  }
-  double plainSeconds = stopwatch.seconds();
+  // the one chosen is swapped in, not built again.
+  REMAT_ASSIGN_OR_RETURN(SearchBases searchBases,
+                         makeSearchBases(graph, options, searching,
+                                         /*keepPlainGraph=*/searching));
+  std::vector<std::unique_ptr<SearchBase>> &bases = searchBases.bases;
+  const DifferentiatedGraph &base = searchBases.own().graph;
+  const std::optional<PeakFloor> &floor = searchBases.floor;
+  std::vector<ReportSearchTime> searchTimings = std::move(searchBases.timings);
+  const Trial &plain = *searchBases.own().plain;
   if (!searching)
-    searchTimings.push_back({"none", plain->builds, plainSeconds});
-  int64_t plainPeak = plain->peakBytes;
-  REMAT_ASSIGN_OR_RETURN(int64_t budget,
-                         parseByteSize(*options.budget, plainPeak));
-
-  // The bases searched, in order: summed at once first where that lowers
-  // plain autodiff's peak (its plans start lower), then the options' own.
-  std::vector<SearchBase> bases = {{&base, &options, "", &plain, plainSeconds}};
-  TrainingOptions summedOptions = options;
-  std::optional<DifferentiatedGraph> summed;
-  std::optional<Trial> summedPlain;
-  if (summedGraph) {
-    stopwatch.restart();
-    summedOptions.autodiff = summedAtOnce(options.autodiff);
-    REMAT_ASSIGN_OR_RETURN(summed,
-                           differentiateOnce(*summedGraph, summedOptions));
-    summedPlain = unbuiltPlainTrial(*summed, summedOptions);
     searchTimings.push_back(
-        {"autodiff, gradients summed at once", 0, stopwatch.seconds()});
-    if (summedPlain->peakBytes < plainPeak) {
-      bases.insert(bases.begin(),
-                   {&*summed, &summedOptions, kSummedAtOnce, &summedPlain});
-      // The floor bounds the plans of both graphs: the lower of theirs.
-      REMAT_ASSIGN_OR_RETURN(
-          PeakFloor summedFloor,
-          computePeakFloor(*summedGraph, summed->forwardOpIdBound));
-      if (summedFloor.bytes < floor->bytes) {
-        floor = summedFloor;
-        floorOp = floor->op ? floor->op->describe() : "";
-        floorOpText = describePeakFloorOp(*floor) +
-                      " in the graph with gradients summed at once";
-      }
-    }
-  }
+        {"none", plain.builds, searchBases.own().plainSeconds});
+  // The baseline resolves a share of plain autodiff's peak to bytes.
+  REMAT_ASSIGN_OR_RETURN(int64_t budget,
+                         parseByteSize(*options.budget, plain.peakBytes));
 
   // A given strategy is built once.
+  Stopwatch stopwatch;
   std::optional<Trial> best;
   int64_t plansTried = 1;
   if (searching) {
@@ -284,12 +216,11 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     }
     if (options.searchAtLowestPeak && (!best || best->peakBytes > budget)) {
       // Plain autodiff's trials, which the first search may have taken.
-      for (SearchBase &from : bases)
-        if (!from.plain->has_value()) {
+      for (std::unique_ptr<SearchBase> &from : bases)
+        if (!from->plain) {
           REMAT_ASSIGN_OR_RETURN(
-              Trial plain,
-              plainTrial(*from.graph, *from.options, from.plainSeconds));
-          *from.plain = std::move(plain);
+              from->plain,
+              plainTrial(from->graph, from->options, from->plainSeconds));
         }
       REMAT_ASSIGN_OR_RETURN(
           best, searchLowestPeak(bases, strategies, floor ? floor->bytes : 0,
@@ -298,7 +229,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     plansTried = search.plansTried;
   } else {
     stopwatch.restart();
-    if (isModelledPlanner(options.strategy)) {
+    if (isModelledPlanner(options.plannerRegistry(), options.strategy)) {
       REMAT_ASSIGN_OR_RETURN(
           best, tryCalibrated(base, options, options.strategy, budget));
     } else {
@@ -312,9 +243,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   if (!best->build.graph) {
     stopwatch.restart();
     int64_t planned = best->peakBytes;
-    const SearchBase &from = bases[best->base];
+    const SearchBase &from = *bases[best->base];
     REMAT_ASSIGN_OR_RETURN(best,
-                           tryStrategy(*from.graph, *from.options, "none"));
+                           tryStrategy(from.graph, from.options, "none"));
     assert(best->peakBytes == planned &&
            "plain autodiff's build differs from its schedule");
     (void)planned;
@@ -332,7 +263,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   report.plansTried = plansTried;
   if (floor) {
     report.peakFloorBytes = floor->bytes;
-    report.peakFloorOp = floorOp;
+    report.peakFloorOp = searchBases.floorOp;
   }
   if (!*report.budgetMet) {
     std::string warning = fmt::format(
@@ -344,11 +275,13 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
       warning +=
           fmt::format("; no plan can fit: every plan peaks at {} ({} "
                       "bytes) or more, at {}",
-                      formatBytes(floor->bytes), floor->bytes, floorOpText);
+                      formatBytes(floor->bytes), floor->bytes,
+                      searchBases.floorText);
     else if (floor)
       warning +=
           fmt::format("; no plan can peak below {} ({} bytes), at {}",
-                      formatBytes(floor->bytes), floor->bytes, floorOpText);
+                      formatBytes(floor->bytes), floor->bytes,
+                      searchBases.floorText);
     // One line says it all: the plan's own notes (its planner's, one that
     // recomputes for nothing) follow the verdict.
     for (const std::string &note : report.budgetNotes)

@@ -11,13 +11,16 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_SRC_PASS_BUDGETTRIALS_H
-#define REMAT_SRC_PASS_BUDGETTRIALS_H
+#ifndef REMAT_SRC_TRAINING_BUDGETTRIALS_H
+#define REMAT_SRC_TRAINING_BUDGETTRIALS_H
 
-#include "Pass/TrainingInternal.h"
+#include "Training/TrainingInternal.h"
+
+#include "remat/Analysis/PeakFloor.h"
 
 #include "llvm/ADT/StringRef.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -80,28 +83,26 @@ enum class CandidateSet {
   AtLowestPeak,
 };
 
-/// The strategies `auto` tries, most promising first: plain autodiff, for
-/// one budget the `chain` DP, `sqrtn` and `memory` as they choose, K = 1,
-/// 2, 3, 4, 6, 9, 13, ... (ratio 3/2) memory-balanced segments up to the op
-/// count, recomputing everything, the cheap ops (`speed`), the zoo's blocks
-/// (`regions`), and for one budget the DP with parameter
-/// gradients counted late (`chain=late`) and on finer stages, XLA's and
-/// PyTorch's passes (`xla`, `mincut`), Checkmate's baselines and, on small
-/// graphs, the ILP.
-/// O(log ops) plans.
-std::vector<std::string> autoCandidates(const Graph &graph, CandidateSet set);
+/// The strategies `auto` tries on the forward graph `graph`: the
+/// `PlannerSearchInfo::autoCandidates` of `planners` in rank order
+/// (docs/planners.md#adding-a-planner), those of planners that take a budget
+/// left out of a sweep and those of the others out of a search at the
+/// lowest peak. O(log ops) plans.
+std::vector<std::string> autoCandidates(const Graph &graph,
+                                        const PlannerRegistry &planners,
+                                        CandidateSet set);
 
-/// Whether `strategy` plans against its own model of memory (`chain`), so
-/// that the budget it is told may be shifted to land the built graph's
-/// simulated peak within the real one.
-bool isModelledPlanner(llvm::StringRef strategy);
+/// Whether `strategy` plans against its own model of memory
+/// (`PlannerSearchInfo::modelsMemory`), so that the budget it is told may be
+/// shifted to land the built graph's simulated peak within the real one.
+bool isModelledPlanner(const PlannerRegistry &planners,
+                       llvm::StringRef strategy);
 
-/// Whether `auto` calibrates `strategy` as it does a modelled planner: the
-/// modelled planners and the heuristics that estimate their own peak (XLA's
-/// walk, the min-cut's knapsack), which land elsewhere than they estimate
-/// and are not monotone in the budget they are told. Told a budget by the
-/// user, they plan for it as their originals do.
-bool isCalibratedInSearch(llvm::StringRef strategy);
+/// Whether `auto` calibrates `strategy` as it does a modelled planner
+/// (`PlannerSearchInfo::calibratedInSearch`). Told a budget by the user,
+/// such planners plan for it as their originals do.
+bool isCalibratedInSearch(const PlannerRegistry &planners,
+                          llvm::StringRef strategy);
 
 /// Whether `candidate` is a better choice than `best` within `budget`:
 /// within the budget beats over it; among plans within it the fewer
@@ -147,6 +148,50 @@ absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
                                    bool keepGraph = true,
                                    std::optional<int64_t> toBeat = {});
 
+/// A forward graph differentiated with one aggregation of partial
+/// gradients, the options its plans are built with, and plain autodiff's
+/// trial of it.
+struct SearchBase {
+  DifferentiatedGraph graph;
+  TrainingOptions options;
+  /// Added to its candidates' names in timings and sweeps.
+  const char *label = "";
+  /// Plain autodiff's trial; a search that tries it moves it out.
+  std::optional<Trial> plain;
+  double plainSeconds = 0;
+  /// The differentiated graph, where the base owns it (summed at once).
+  std::unique_ptr<Graph> owned;
+};
+
+/// What the budget search and the sweep plan from (`makeSearchBases`).
+struct SearchBases {
+  /// In the order searched: summed at once first, where that lowers plain
+  /// autodiff's peak (its plans start lower), then the options' own.
+  std::vector<std::unique_ptr<SearchBase>> bases;
+  /// The least peak any plan of the bases reaches, its op described before
+  /// the graph changes (`Op::describe`) and in words
+  /// (`describePeakFloorOp`); none for a graph on devices, whose peak is its
+  /// largest device's.
+  std::optional<PeakFloor> floor;
+  std::string floorOp, floorText;
+  /// `autodiff` and, where summing at once was tried, its own.
+  std::vector<ReportSearchTime> timings;
+
+  SearchBase &own() { return *bases.back(); }
+};
+
+/// Differentiates the forward graph `graph` in place, its ids renumbered in
+/// schedule order first as every copy of it has them (the planners number
+/// ops by id); and, when `trySummed` and the options leave the aggregation
+/// to the search, a copy with partial gradients summed at once, kept where
+/// that lowers plain autodiff's peak. Plain autodiff's trial of each is
+/// unbuilt where its schedule tells its peak, else built (kept when
+/// `keepPlainGraph`).
+absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
+                                            const TrainingOptions &options,
+                                            bool trySummed,
+                                            bool keepPlainGraph);
+
 /// Autodiff's options that sum each partial gradient into the value's
 /// gradient as soon as it exists: the fewest partials alive at once.
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff);
@@ -158,4 +203,4 @@ bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options);
 
 } // namespace remat::budget
 
-#endif // REMAT_SRC_PASS_BUDGETTRIALS_H
+#endif // REMAT_SRC_TRAINING_BUDGETTRIALS_H

@@ -10,11 +10,12 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Pass/BudgetTrials.h"
+#include "Training/BudgetTrials.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Recompute.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Stopwatch.h"
 
 #include <fmt/format.h>
 
@@ -27,41 +28,6 @@
 
 namespace remat::budget {
 namespace {
-
-/// Graphs of at most this many compute ops (parameters and inputs, which
-/// the MILP holds as constants, not counted) also get the `ilp` planner,
-/// limited to `kIlpNodes` branch-and-bound nodes, a limit that gives the
-/// same plan on any machine (`kIlpSeconds` only guards against a root that
-/// never ends). CBC proves some such optima within it and finds plans where
-/// no other planner fits (the 4-layer MLP of docs/benchmarks.md at 70%),
-/// and beats every kept-value plan where a budget needs a value recomputed
-/// more than once.
-constexpr int64_t kIlpOpLimit = 24;
-constexpr int kIlpNodes = 1000;
-constexpr int kIlpSeconds = 60;
-
-/// Larger graphs, up to this many compute ops, get `ilp` without the MILP
-/// (`relaxed`): the relaxation's solution rounded to a schedule, which is
-/// often the proven optimum (docs/planning-ilp.md#the-lower-bound) where the
-/// kept-value and chain planners recompute several times as much (the
-/// pre-activation ResNet-8 of basic blocks at 80%: 3.1x; DenseNet-121 at
-/// 70%: 12.6x). Each CBC solve stops after `kRelaxedIlpNodes` nodes, within
-/// the time guard (half of `kIlpSeconds` each) on the zoo: up to 11 s on
-/// the 428 ops of DenseNet-121 (42 s on the 708 of DenseNet-201, beyond the
-/// limit), 2 s on the transformer, with the plans of 1,000 nodes.
-constexpr int64_t kRelaxedIlpOpLimit = 500;
-constexpr int kRelaxedIlpNodes = 200;
-
-/// Graphs of at most this many ops also get Checkmate's baselines, whose
-/// R and S matrices cost O(nodes^2): a few seconds at this size.
-constexpr int64_t kApOpLimit = 5000;
-
-/// A second grouping of the block chain for the DP, finer than its default
-/// 32 stages: boundaries elsewhere, and within a few slots of a budget more
-/// of them fit (the 1000-layer MLP at half its peak recomputes 512 layers
-/// instead of 513, the fewest any schedule can: docs/benchmarks.md). The
-/// DP's time grows as stages cubed: about twice the default's.
-constexpr int kFinerChainStages = 40;
 
 /// `strategy`'s plan of `base` with its options, told `budget`; by
 /// `planner` (made for `strategy`) when given, else by a new one.
@@ -122,53 +88,40 @@ bool samePlan(const RematPlan &a, const RematPlan &b) {
 
 } // namespace
 
-std::vector<std::string> autoCandidates(const Graph &graph, CandidateSet set) {
-  bool forOneBudget = set != CandidateSet::Sweep;
-  // Plain autodiff and the planners that take no budget.
-  bool budgetFree = set != CandidateSet::AtLowestPeak;
-  // The rule-based planners' own choices early, so that `auto` is never
-  // worse than them at the same budget. The DP and the ILP plan for one
-  // budget.
-  std::vector<std::string> strategies;
-  if (budgetFree)
-    strategies.push_back("none");
-  if (forOneBudget)
-    strategies.push_back("chain");
-  int64_t limit = int64_t(graph.numOps());
-  if (budgetFree) {
-    llvm::append_range(strategies, std::vector<std::string>{"sqrtn", "memory"});
-    for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
-      strategies.push_back(fmt::format("sqrtn={}", k));
-    llvm::append_range(strategies,
-                       std::vector<std::string>{"all", "speed", "regions"});
+std::vector<std::string> autoCandidates(const Graph &graph,
+                                        const PlannerRegistry &planners,
+                                        CandidateSet set) {
+  std::vector<AutoCandidate> candidates;
+  for (const PlannerInfo *info : planners.all()) {
+    const PlannerSearchInfo &search = info->search;
+    // A sweep tells no budget; at the lowest peak, a planner that takes
+    // none would give the plan already tried.
+    bool wanted = search.takesBudget ? set != CandidateSet::Sweep
+                                     : set != CandidateSet::AtLowestPeak;
+    if (wanted && search.autoCandidates)
+      llvm::append_range(candidates, search.autoCandidates(graph));
   }
-  if (forOneBudget)
-    llvm::append_range(
-        strategies,
-        std::vector<std::string>{"chain=late",
-                                 fmt::format("chain={}", kFinerChainStages),
-                                 "xla", "xla=scheduled", "mincut"});
-  if (forOneBudget && limit <= kApOpLimit)
-    llvm::append_range(strategies,
-                       std::vector<std::string>{"ap-sqrtn", "ap-greedy"});
-  int64_t computeOps =
-      limit - int64_t(graph.inputs().size() + graph.params().size());
-  if (forOneBudget && computeOps <= kIlpOpLimit)
-    strategies.push_back(
-        fmt::format("ilp={},nodes={}", kIlpSeconds, kIlpNodes));
-  else if (forOneBudget && computeOps <= kRelaxedIlpOpLimit)
-    strategies.push_back(
-        fmt::format("ilp={},nodes={},relaxed", kIlpSeconds, kRelaxedIlpNodes));
-  return strategies;
+  llvm::stable_sort(candidates, [](const AutoCandidate &a,
+                                   const AutoCandidate &b) {
+    return a.rank < b.rank;
+  });
+  std::vector<std::string> spellings;
+  spellings.reserve(candidates.size());
+  for (AutoCandidate &candidate : candidates)
+    spellings.push_back(std::move(candidate.spelling));
+  return spellings;
 }
 
-bool isModelledPlanner(llvm::StringRef strategy) {
-  return strategy == "chain" || strategy.startswith("chain=");
+bool isModelledPlanner(const PlannerRegistry &planners,
+                       llvm::StringRef strategy) {
+  const PlannerInfo *info = planners.lookupSpelling(strategy);
+  return info && info->search.modelsMemory;
 }
 
-bool isCalibratedInSearch(llvm::StringRef strategy) {
-  return isModelledPlanner(strategy) || strategy == "xla" ||
-         strategy.startswith("xla=") || strategy == "mincut";
+bool isCalibratedInSearch(const PlannerRegistry &planners,
+                          llvm::StringRef strategy) {
+  const PlannerInfo *info = planners.lookupSpelling(strategy);
+  return info && info->search.calibratedInSearch;
 }
 
 bool isBetter(const Trial &candidate, const Trial &best, int64_t budget) {
@@ -236,7 +189,7 @@ public:
     // change.
     if (!planner_) {
       REMAT_ASSIGN_OR_RETURN(planner_,
-                             PlannerRegistry::global().create(strategy_));
+                             options_.plannerRegistry().create(strategy_));
     }
     // The first plan is always built: its copy of the graph is made on a
     // second thread while the planner reads the same graph.
@@ -354,7 +307,7 @@ absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
                                    const std::string &strategy, int64_t budget,
                                    int rounds, bool keepGraph,
                                    std::optional<int64_t> toBeat) {
-  if (isCalibratedInSearch(strategy))
+  if (isCalibratedInSearch(options.plannerRegistry(), strategy))
     return tryCalibrated(base, options, strategy, budget, rounds, keepGraph);
   return tryStrategy(base, options, strategy, budget, keepGraph, toBeat);
 }
@@ -374,6 +327,72 @@ bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options) {
       if (result->uses().size() > 2)
         return true;
   return false;
+}
+
+absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
+                                            const TrainingOptions &options,
+                                            bool trySummed,
+                                            bool keepPlainGraph) {
+  SearchBases result;
+  Stopwatch stopwatch;
+  // A parsed graph is already numbered so.
+  if (!isInCloneOrder(graph)) {
+    std::unique_ptr<Graph> forward = graph.clone();
+    graph.swap(*forward);
+  }
+  // A graph on devices is left to the options given: its plain peak is
+  // known only once built.
+  std::unique_ptr<Graph> summedGraph;
+  if (trySummed && options.searchAggregation && options.finalPipeline.empty() &&
+      aggregationMayMatter(graph, options))
+    summedGraph = graph.clone(Graph::CloneIds::Keep);
+  auto own = std::make_unique<SearchBase>();
+  own->options = options;
+  REMAT_ASSIGN_OR_RETURN(own->graph, differentiateOnce(graph, options));
+  result.timings.push_back({"autodiff", 0, stopwatch.seconds()});
+  if (options.finalPipeline.empty()) {
+    REMAT_ASSIGN_OR_RETURN(result.floor,
+                           computePeakFloor(graph, own->graph.forwardOpIdBound));
+    result.floorOp = result.floor->op ? result.floor->op->describe() : "";
+    result.floorText = describePeakFloorOp(*result.floor);
+  }
+  stopwatch.restart();
+  own->plain = unbuiltPlainTrial(own->graph, options);
+  if (!own->plain) {
+    REMAT_ASSIGN_OR_RETURN(own->plain,
+                           tryStrategy(own->graph, options, "none",
+                                       std::nullopt, keepPlainGraph));
+  }
+  own->plainSeconds = stopwatch.seconds();
+
+  if (summedGraph) {
+    stopwatch.restart();
+    auto summed = std::make_unique<SearchBase>();
+    summed->options = options;
+    summed->options.autodiff = summedAtOnce(options.autodiff);
+    summed->label = kSummedAtOnce;
+    REMAT_ASSIGN_OR_RETURN(summed->graph,
+                           differentiateOnce(*summedGraph, summed->options));
+    summed->plain = unbuiltPlainTrial(summed->graph, summed->options);
+    result.timings.push_back(
+        {"autodiff, gradients summed at once", 0, stopwatch.seconds()});
+    if (summed->plain->peakBytes < own->plain->peakBytes) {
+      // The floor bounds the plans of both graphs: the lower of theirs.
+      REMAT_ASSIGN_OR_RETURN(
+          PeakFloor summedFloor,
+          computePeakFloor(*summedGraph, summed->graph.forwardOpIdBound));
+      if (summedFloor.bytes < result.floor->bytes) {
+        result.floor = summedFloor;
+        result.floorOp = summedFloor.op ? summedFloor.op->describe() : "";
+        result.floorText = describePeakFloorOp(summedFloor) +
+                           " in the graph with gradients summed at once";
+      }
+      summed->owned = std::move(summedGraph);
+      result.bases.push_back(std::move(summed));
+    }
+  }
+  result.bases.push_back(std::move(own));
+  return result;
 }
 
 } // namespace remat::budget
