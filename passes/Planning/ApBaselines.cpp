@@ -27,8 +27,8 @@ static bool isBetter(const BaselineSchedule &candidate,
                         : candidate.cost.peakBytes < best.cost.peakBytes;
 }
 
-std::vector<int> cutNodes(const ilp::RematProblem &problem) {
-  int numFwd = ilp::numForward(problem);
+std::vector<int> cutNodes(const problem::RematProblem &problem) {
+  int numFwd = problem::numForward(problem);
   // jumps[v]: forward edges u -> w with u < v < w, by a difference array.
   std::vector<int> jumps(numFwd + 1, 0);
   for (int w = 0; w < numFwd; ++w)
@@ -46,10 +46,10 @@ std::vector<int> cutNodes(const ilp::RematProblem &problem) {
   return cuts;
 }
 
-ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
+problem::RematSchedule segmentSchedule(const problem::RematProblem &problem,
                                    llvm::ArrayRef<int> checkpoints) {
   int n = int(problem.nodes.size());
-  int numFwd = ilp::numForward(problem);
+  int numFwd = problem::numForward(problem);
   // Segment g: the forward nodes after checkpoint g-1 up to checkpoint g.
   std::vector<int> segment(numFwd, -1);
   for (int i = 0, g = 0; i < numFwd; ++i) {
@@ -72,7 +72,7 @@ ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
       rerunAt[segment[i]] =
           std::min(rerunAt[segment[i]], firstBackwardReader[i]);
 
-  ilp::RematSchedule schedule = ilp::RematSchedule::empty(n);
+  problem::RematSchedule schedule = problem::RematSchedule::empty(n);
   for (int i = 0; i < n; ++i) {
     schedule.compute[i].set(i);
     if (i < numFwd && segment[i] >= 0 && rerunAt[segment[i]] < n &&
@@ -81,11 +81,11 @@ ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
   }
   // Checkpoints stay until their segments run again, the rest until their
   // last forward reader and then from their copy to their last reader.
-  ilp::keepUntilRead(problem, schedule);
+  problem::keepUntilRead(problem, schedule);
   return schedule;
 }
 
-std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem) {
+std::vector<int> sqrtnCheckpoints(const problem::RematProblem &problem) {
   std::vector<int> cuts = cutNodes(problem);
   std::vector<int> checkpoints;
   if (cuts.empty())
@@ -96,7 +96,7 @@ std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem) {
   return checkpoints;
 }
 
-std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
+std::vector<int> greedyCheckpoints(const problem::RematProblem &problem,
                                    int64_t segmentBytes) {
   std::vector<int> cuts = cutNodes(problem);
   std::vector<int> checkpoints;
@@ -114,12 +114,12 @@ std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
 
 /// `checkpoints`' segment schedule, measured against the budget.
 static absl::StatusOr<BaselineSchedule>
-measuredSegmentSchedule(const ilp::RematProblem &problem,
+measuredSegmentSchedule(const problem::RematProblem &problem,
                         llvm::ArrayRef<int> checkpoints) {
   BaselineSchedule result;
   result.schedule = segmentSchedule(problem, checkpoints);
-  absl::StatusOr<ilp::ScheduleCost> cost =
-      ilp::evaluateSchedule(problem, result.schedule);
+  absl::StatusOr<problem::ScheduleCost> cost =
+      problem::evaluateSchedule(problem, result.schedule);
   if (!cost.ok())
     return absl::InternalError(
         fmt::format("ap segment schedule: {}",
@@ -130,11 +130,11 @@ measuredSegmentSchedule(const ilp::RematProblem &problem,
 }
 
 absl::StatusOr<BaselineSchedule>
-sqrtnSchedule(const ilp::RematProblem &problem) {
+sqrtnSchedule(const problem::RematProblem &problem) {
   return measuredSegmentSchedule(problem, sqrtnCheckpoints(problem));
 }
 
-absl::StatusOr<BaselineSchedule> greedySweep(const ilp::RematProblem &problem,
+absl::StatusOr<BaselineSchedule> greedySweep(const problem::RematProblem &problem,
                                              int maxTrials) {
   // The checkpoints change only where the running total crosses the
   // parameter: the prefix totals of the forward bytes give every choice.
@@ -142,7 +142,7 @@ absl::StatusOr<BaselineSchedule> greedySweep(const ilp::RematProblem &problem,
   // all found, and at most `maxTrials` of them tried.
   std::vector<std::vector<int>> choices;
   int64_t total = 0;
-  for (int i = -1, e = ilp::numForward(problem); i < e; ++i) {
+  for (int i = -1, e = problem::numForward(problem); i < e; ++i) {
     if (i >= 0)
       total += problem.nodes[i].bytes;
     std::vector<int> checkpoints = greedyCheckpoints(problem, total);
@@ -162,8 +162,8 @@ absl::StatusOr<BaselineSchedule> greedySweep(const ilp::RematProblem &problem,
   return std::move(*best);
 }
 
-std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>>
-bestGreedySchedule(const ilp::RematProblem &problem) {
+std::optional<std::pair<problem::RematSchedule, problem::ScheduleCost>>
+bestGreedySchedule(const problem::RematProblem &problem) {
   absl::StatusOr<BaselineSchedule> best = greedySweep(problem);
   if (!best.ok() || !best->fits)
     return std::nullopt;
@@ -171,7 +171,7 @@ bestGreedySchedule(const ilp::RematProblem &problem) {
 }
 
 absl::StatusOr<std::optional<std::pair<BaselineSchedule, const char *>>>
-bestBaselineSchedule(const ilp::RematProblem &problem) {
+bestBaselineSchedule(const problem::RematProblem &problem) {
   REMAT_ASSIGN_OR_RETURN(BaselineSchedule greedy, greedySweep(problem));
   REMAT_ASSIGN_OR_RETURN(BaselineSchedule sqrtn, sqrtnSchedule(problem));
   std::optional<std::pair<BaselineSchedule, const char *>> best;

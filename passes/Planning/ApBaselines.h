@@ -33,7 +33,7 @@ inline constexpr size_t kMaxBaselineNodes = 20000;
 /// Forward nodes that no forward edge jumps over: every path from an earlier
 /// forward node to a later one runs through them, so they bound segments in
 /// index order. In index order; the last forward node is never one.
-std::vector<int> cutNodes(const ilp::RematProblem &problem);
+std::vector<int> cutNodes(const problem::RematProblem &problem);
 
 /// Keeps `checkpoints` (forward nodes, increasing) resident until their last
 /// reader; drops every other forward value after its last forward reader and
@@ -42,45 +42,45 @@ std::vector<int> cutNodes(const ilp::RematProblem &problem);
 /// keeping each until its last backward reader. Valid when every forward
 /// edge into a segment comes from the segment or its checkpoint: true when
 /// the checkpoints are cut nodes.
-ilp::RematSchedule segmentSchedule(const ilp::RematProblem &problem,
+problem::RematSchedule segmentSchedule(const problem::RematProblem &problem,
                                    llvm::ArrayRef<int> checkpoints);
 
 /// AP-sqrtn: every ceil(sqrt(k))-th of the k cut nodes.
-std::vector<int> sqrtnCheckpoints(const ilp::RematProblem &problem);
+std::vector<int> sqrtnCheckpoints(const problem::RematProblem &problem);
 
 /// AP-greedy: walks the forward nodes accumulating their bytes and makes a
 /// checkpoint of the first cut node at which the total since the last one
 /// exceeds `segmentBytes`.
-std::vector<int> greedyCheckpoints(const ilp::RematProblem &problem,
+std::vector<int> greedyCheckpoints(const problem::RematProblem &problem,
                                    int64_t segmentBytes);
 
 /// A baseline's schedule, its cost and peak, and whether it fits the budget.
 struct BaselineSchedule {
-  ilp::RematSchedule schedule;
-  ilp::ScheduleCost cost;
+  problem::RematSchedule schedule;
+  problem::ScheduleCost cost;
   bool fits = false;
 };
 
 /// AP-sqrtn's segment schedule. Errors (internal) when the schedule fails
 /// the checker, which segments between cut nodes never do.
 absl::StatusOr<BaselineSchedule>
-sqrtnSchedule(const ilp::RematProblem &problem);
+sqrtnSchedule(const problem::RematProblem &problem);
 
 /// Checkmate's sweep of AP-greedy's parameter over the prefix totals of the
 /// forward bytes (at most `maxTrials` of them, evenly spaced, as each trial
 /// costs O(N^2)): the cheapest schedule within the budget, or, when none
 /// fits, the one of lowest peak. Errors as `sqrtnSchedule`.
 absl::StatusOr<BaselineSchedule>
-greedySweep(const ilp::RematProblem &problem, int maxTrials = 64);
+greedySweep(const problem::RematProblem &problem, int maxTrials = 64);
 
 /// `greedySweep`'s schedule with its cost when it fits; nullopt otherwise.
-std::optional<std::pair<ilp::RematSchedule, ilp::ScheduleCost>>
-bestGreedySchedule(const ilp::RematProblem &problem);
+std::optional<std::pair<problem::RematSchedule, problem::ScheduleCost>>
+bestGreedySchedule(const problem::RematProblem &problem);
 
 /// The cheapest of `greedySweep` and `sqrtnSchedule` that fits, with the
 /// baseline's name; nullopt when neither does. Errors as `sqrtnSchedule`.
 absl::StatusOr<std::optional<std::pair<BaselineSchedule, const char *>>>
-bestBaselineSchedule(const ilp::RematProblem &problem);
+bestBaselineSchedule(const problem::RematProblem &problem);
 
 } // namespace remat::chain
 

@@ -8,14 +8,14 @@
 /// Checkmate's baselines as planners, for comparing the others against:
 /// `ap-sqrtn` (every sqrt(k)-th cut node of the forward graph kept) and
 /// `ap-greedy` (the cheapest greedy segmentation within the budget), both
-/// segment schedules over the ILP's node graph (Ilp/GraphProblem.h) realised
+/// segment schedules over the ILP's node graph (Problem/GraphProblem.h) realised
 /// as recompute steps.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
-#include "Planning/Strategies.h"
+#include "Planning/Problem/GraphProblem.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
@@ -23,23 +23,23 @@
 
 #include <fmt/format.h>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// The training graph as the baselines' node graph, refused above
 /// `chain::kMaxBaselineNodes`.
-absl::StatusOr<ilp::GraphProblem> baselineProblem(const PlanningProblem &problem,
+absl::StatusOr<problem::GraphProblem> baselineProblem(const PlanningProblem &problem,
                                                   llvm::StringRef planner) {
-  ilp::GraphProblem graph = ilp::buildGraphProblem(problem);
+  problem::GraphProblem graph = problem::buildGraphProblem(problem);
   size_t nodes = graph.problem.nodes.size();
   if (nodes > chain::kMaxBaselineNodes)
     return invalidArgument(
-        "strategy '{}': the graph has {} nodes, over the limit of {} (its "
+        "planner '{}': the graph has {} nodes, over the limit of {} (its "
         "schedule takes nodes^2 bits)",
         planner.str(), nodes, chain::kMaxBaselineNodes);
   if (problem.budgetBytes)
     graph.problem.budgetBytes = *problem.budgetBytes;
-  REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
+  REMAT_RETURN_IF_ERROR(problem::validateProblem(graph.problem));
   return graph;
 }
 
@@ -51,15 +51,15 @@ public:
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     llvm::StringRef name = greedy_ ? "ap-greedy" : "ap-sqrtn";
     if (greedy_ && !problem.budgetBytes)
-      return invalidArgument("strategy '{}' needs a budget (--budget=SIZE)",
+      return invalidArgument("planner '{}' needs a budget (--budget=SIZE)",
                              name.str());
-    REMAT_ASSIGN_OR_RETURN(ilp::GraphProblem graph,
+    REMAT_ASSIGN_OR_RETURN(problem::GraphProblem graph,
                            baselineProblem(problem, name));
     REMAT_ASSIGN_OR_RETURN(chain::BaselineSchedule baseline,
                            greedy_ ? chain::greedySweep(graph.problem)
                                    : chain::sqrtnSchedule(graph.problem));
     RematPlan plan;
-    plan.schedule = ilp::stepsOf(graph, baseline.schedule);
+    plan.schedule = problem::stepsOf(graph, baseline.schedule);
     if (greedy_ && !baseline.fits)
       plan.budgetNotes.push_back(fmt::format(
           "ap-greedy: no segment schedule fits the budget of {} ({} nodes); "
@@ -111,4 +111,4 @@ void registerApPlanners(PlannerRegistry &registry) {
       /*greedy=*/true, /*autoRank=*/61));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -21,7 +21,7 @@
 
 #include "Planning/ApBaselines.h"
 #include "Planning/Chain/BlockChain.h"
-#include "Planning/Strategies.h"
+#include "Planning/Planners.h"
 
 #include "remat/Analysis/Memory.h"
 #include "remat/IR/Graph.h"
@@ -35,7 +35,7 @@
 
 #include <algorithm>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// Stages and memory slots of the DP by default: about 0.1-0.8 s of DP
@@ -113,9 +113,9 @@ public:
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
-      return invalidArgument("strategy 'chain' needs a budget (--budget=SIZE)");
+      return invalidArgument("planner 'chain' needs a budget (--budget=SIZE)");
     REMAT_RETURN_IF_ERROR(prepare(problem));
-    const ilp::GraphProblem &graph = prepared_->nodes;
+    const problem::GraphProblem &graph = prepared_->nodes;
     RematPlan plan;
     if (!prepared_->blocks) {
       plan.plain = true;
@@ -202,7 +202,7 @@ private:
     const Graph *graph;
     unsigned forwardOpIdBound, opIdBound, valueIdBound;
     size_t numOps;
-    ilp::GraphProblem nodes;
+    problem::GraphProblem nodes;
     std::optional<chain::BlockChain> blocks;
 
     bool plans(const PlanningProblem &problem) const {
@@ -223,9 +223,9 @@ private:
                       g.opIdBound(),
                       g.valueIdBound(),
                       g.numOps(),
-                      ilp::buildGraphProblem(problem),
+                      problem::buildGraphProblem(problem),
                       std::nullopt};
-    if (ilp::numForward(prepared.nodes.problem) > 0) {
+    if (problem::numForward(prepared.nodes.problem) > 0) {
       REMAT_ASSIGN_OR_RETURN(prepared.blocks,
                              chain::buildBlockChain(prepared.nodes,
                                                     gradientOutputs(problem),
@@ -250,7 +250,7 @@ parseChainOptions(llvm::StringRef argument) {
   for (llvm::StringRef item : items) {
     bool &seen = item == "late" ? options.lateGradients : sawStages;
     if (seen)
-      return invalidArgument("strategy 'chain' takes one stage count and "
+      return invalidArgument("planner 'chain' takes one stage count and "
                              "'late' at most once, got 'chain={}'",
                              argument.str());
     seen = true;
@@ -258,7 +258,7 @@ parseChainOptions(llvm::StringRef argument) {
       continue;
     if (item.getAsInteger(10, options.maxStages) || options.maxStages < 1 ||
         options.maxStages > 1000)
-      return invalidArgument("strategy 'chain' takes a stage count from "
+      return invalidArgument("planner 'chain' takes a stage count from "
                              "1 to 1000, got 'chain={}'",
                              argument.str());
   }
@@ -304,4 +304,4 @@ void registerChainPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -13,14 +13,14 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Strategies.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/SmallVector.h"
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// One `B:V+W` item, unresolved.
@@ -54,7 +54,7 @@ private:
                                          const std::string &name) {
     Value *value = problem.graph->lookupValue(name);
     if (!value)
-      return invalidArgument("strategy 'schedule': no value %{} in graph @{}",
+      return invalidArgument("planner 'schedule': no value %{} in graph @{}",
                              name, problem.graph->name().str());
     return value->producer();
   }
@@ -69,14 +69,14 @@ absl::StatusOr<std::vector<StepText>> parseSteps(llvm::StringRef argument) {
   for (llvm::StringRef item : items) {
     auto [before, ops] = item.split(':');
     if (before.empty() || ops.empty() || before.size() == item.size())
-      return invalidArgument("strategy 'schedule': '{}' is not BEFORE:OP+OP",
+      return invalidArgument("planner 'schedule': '{}' is not BEFORE:OP+OP",
                              item.str());
     StepText step{before.str(), {}};
     llvm::SmallVector<llvm::StringRef, 4> names;
     ops.split(names, '+');
     for (llvm::StringRef name : names) {
       if (name.empty())
-        return invalidArgument("strategy 'schedule': '{}' has an empty op name",
+        return invalidArgument("planner 'schedule': '{}' has an empty op name",
                                item.str());
       step.ops.push_back(name.str());
     }
@@ -101,4 +101,4 @@ void registerExplicitSchedulePlanner(PlannerRegistry &registry) {
        }});
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed]` with a budget:
-/// Checkmate's MILP over the training graph (Ilp/GraphProblem.h), solved by
+/// Checkmate's MILP over the training graph (Problem/GraphProblem.h), solved by
 /// CBC within the time limit, its schedule realised as recompute steps. CBC
 /// starts from the cheapest plan within the budget among the AP baselines
 /// and the planners of recompute steps (`ilp=cold` does not); `relaxed`
@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
-#include "Planning/Strategies.h"
+#include "Planning/Problem/GraphProblem.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
@@ -28,7 +28,7 @@
 
 #include <cmath>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// How `ilp[=SECONDS][,cold]` is spelled.
@@ -47,8 +47,8 @@ struct IlpPlannerOptions {
 /// A schedule of the start planners, who planned it and what it costs.
 struct WarmStart {
   std::string planner;
-  ilp::RematSchedule schedule;
-  ilp::ScheduleCost cost;
+  problem::RematSchedule schedule;
+  problem::ScheduleCost cost;
 };
 
 /// The schedules the MILP may start from, and fall back on.
@@ -64,11 +64,11 @@ struct Starts {
 /// (`PlannerSearchInfo::ilpWarmStarts`) mapped onto `graph`'s nodes; a plan
 /// that fails or does not map is passed over.
 absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
-                                  const ilp::GraphProblem &graph) {
+                                  const problem::GraphProblem &graph) {
   Starts starts;
-  auto consider = [&](std::string planner, ilp::RematSchedule schedule) {
-    absl::StatusOr<ilp::ScheduleCost> cost =
-        ilp::evaluateSchedule(graph.problem, schedule);
+  auto consider = [&](std::string planner, problem::RematSchedule schedule) {
+    absl::StatusOr<problem::ScheduleCost> cost =
+        problem::evaluateSchedule(graph.problem, schedule);
     if (!cost.ok())
       return;
     bool fits = cost->peakBytes <= graph.problem.budgetBytes;
@@ -95,8 +95,8 @@ absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
     absl::StatusOr<RematPlan> plan = planRematerialization(quiet, planner);
     if (!plan.ok() || !plan->schedule)
       continue;
-    if (std::optional<ilp::RematSchedule> schedule =
-            ilp::scheduleOfSteps(graph, *plan->schedule))
+    if (std::optional<problem::RematSchedule> schedule =
+            problem::scheduleOfSteps(graph, *plan->schedule))
       consider(std::move(planner), std::move(*schedule));
   }
   return starts;
@@ -108,11 +108,11 @@ public:
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
-      return invalidArgument("strategy 'ilp' needs a budget (--budget=SIZE)");
-    ilp::GraphProblem graph =
-        ilp::buildGraphProblem(problem, ilp::GraphModel::Scheduled);
+      return invalidArgument("planner 'ilp' needs a budget (--budget=SIZE)");
+    problem::GraphProblem graph =
+        problem::buildGraphProblem(problem, problem::GraphModel::Scheduled);
     graph.problem.budgetBytes = *problem.budgetBytes;
-    REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
+    REMAT_RETURN_IF_ERROR(problem::validateProblem(graph.problem));
 
     ilp::IlpOptions options;
     options.timeLimitSeconds =
@@ -173,17 +173,17 @@ public:
       // everything; else every forward value recomputed, as Checkmate's
       // fallback does.
       const std::optional<WarmStart> &low = starts.lowestPeak;
-      std::optional<ilp::ScheduleCost> keepAll;
+      std::optional<problem::ScheduleCost> keepAll;
       if (low) {
         REMAT_ASSIGN_OR_RETURN(
-            keepAll, ilp::evaluateSchedule(
-                         graph.problem, ilp::keepAllSchedule(graph.problem)));
+            keepAll, problem::evaluateSchedule(
+                         graph.problem, problem::keepAllSchedule(graph.problem)));
       }
       if (low && low->cost.peakBytes < keepAll->peakBytes) {
         plan.budgetNotes.push_back(fmt::format(
             "{}; planned the lowest modelled peak of its starts, {} ({})", why,
             formatBytes(low->cost.peakBytes), low->planner));
-        plan.schedule = ilp::stepsOf(graph, low->schedule);
+        plan.schedule = problem::stepsOf(graph, low->schedule);
         plan.modelledPeakBytes = low->cost.peakBytes;
         return plan;
       }
@@ -199,7 +199,7 @@ public:
           "ilp: plan recomputes {} FLOPs, modelled peak {} at node {}",
           result.cost.recomputeCost, formatBytes(result.cost.peakBytes),
           result.cost.peakNode));
-    plan.schedule = ilp::stepsOf(graph, result.schedule);
+    plan.schedule = problem::stepsOf(graph, result.schedule);
     plan.optimalityGap = result.gap;
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
@@ -229,7 +229,7 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
                     : isNodes           ? options.maxNodes.has_value()
                                         : options.timeLimit.has_value();
     if (repeated)
-      return invalidArgument("strategy 'ilp' takes one time limit, one node "
+      return invalidArgument("planner 'ilp' takes one time limit, one node "
                              "limit, 'cold' and 'relaxed' at most once, got "
                              "'ilp={}'",
                              argument.str());
@@ -240,7 +240,7 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
     if (isNodes) {
       int64_t nodes = 0;
       if (item.drop_front(6).getAsInteger(10, nodes) || nodes < 1)
-        return invalidArgument("strategy 'ilp' takes a positive node limit, "
+        return invalidArgument("planner 'ilp' takes a positive node limit, "
                                "got 'ilp={}'",
                                argument.str());
       options.maxNodes = nodes;
@@ -248,7 +248,7 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
     }
     double value = 0;
     if (item.getAsDouble(value) || !(value > 0) || !std::isfinite(value))
-      return invalidArgument("strategy 'ilp' takes a positive, finite time "
+      return invalidArgument("planner 'ilp' takes a positive, finite time "
                              "limit in "
                              "seconds, got 'ilp={}'",
                              argument.str());
@@ -321,4 +321,4 @@ void registerIlpPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

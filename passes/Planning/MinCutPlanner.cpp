@@ -7,7 +7,7 @@
 /// \file
 /// `--planner=mincut`: PyTorch's min-cut rematerialization partitioner
 /// (functorch's `min_cut_rematerialization_partition`) over the training
-/// graph's node graph (Ilp/GraphProblem.h). Each forward node is split in an
+/// graph's node graph (Problem/GraphProblem.h). Each forward node is split in an
 /// "in" and an "out" vertex joined by its bytes; dataflow edges, the
 /// backward pass's reads (to the sink) and the ops that must not be
 /// recomputed (random and expensive ones, from the source) are infinite. The
@@ -20,9 +20,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Problem/GraphProblem.h"
 #include "Planning/MinCut/MinimumCut.h"
-#include "Planning/Strategies.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
@@ -34,12 +34,12 @@
 
 #include <algorithm>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// The node graph with what the cut needs of it.
 struct CutProblem {
-  ilp::GraphProblem graph;
+  problem::GraphProblem graph;
   int numForward = 0;
   std::vector<std::vector<int>> readers;
   /// Forward nodes that must not be recomputed whatever the budget.
@@ -49,10 +49,10 @@ struct CutProblem {
 };
 
 CutProblem buildCutProblem(const PlanningProblem &planning) {
-  CutProblem cut{ilp::buildGraphProblem(planning), 0, {}, {}, {}};
-  const ilp::RematProblem &problem = cut.graph.problem;
-  cut.numForward = ilp::numForward(problem);
-  cut.readers = ilp::readersOf(problem);
+  CutProblem cut{problem::buildGraphProblem(planning), 0, {}, {}, {}};
+  const problem::RematProblem &problem = cut.graph.problem;
+  cut.numForward = problem::numForward(problem);
+  cut.readers = problem::readersOf(problem);
   cut.random.resize(cut.numForward);
   cut.expensive.resize(cut.numForward);
   for (int i = 0; i < cut.numForward; ++i) {
@@ -69,7 +69,7 @@ CutProblem buildCutProblem(const PlanningProblem &planning) {
 /// `banned` tied to the source.
 llvm::BitVector savedByCut(const CutProblem &cut,
                            const llvm::BitVector &banned) {
-  const ilp::RematProblem &problem = cut.graph.problem;
+  const problem::RematProblem &problem = cut.graph.problem;
   int numForward = cut.numForward;
   int source = 2 * numForward, sink = source + 1;
   auto in = [](int node) { return 2 * node; };
@@ -95,7 +95,7 @@ llvm::BitVector savedByCut(const CutProblem &cut,
 /// What the backward pass recomputes when `saved` are kept: the copies,
 /// each forward node once, before the first backward node that needs it.
 struct Recomputation {
-  std::vector<ilp::NodeCopy> copies;
+  std::vector<problem::NodeCopy> copies;
   /// By forward node: the node its copy precedes, or -1.
   std::vector<int> copiedBefore;
   int64_t cost = 0;
@@ -103,7 +103,7 @@ struct Recomputation {
 
 Recomputation recomputation(const CutProblem &cut,
                             const llvm::BitVector &saved) {
-  const ilp::RematProblem &problem = cut.graph.problem;
+  const problem::RematProblem &problem = cut.graph.problem;
   int numForward = cut.numForward;
   int never = int(problem.nodes.size());
   // needBy[i]: the first backward node reading node i or a copy that reads
@@ -131,7 +131,7 @@ Recomputation recomputation(const CutProblem &cut,
 /// its computation to its last reader, a recomputed one twice (up to its
 /// last forward reader, then from its copy). O(nodes + edges).
 int64_t estimatePeak(const CutProblem &cut, const Recomputation &plan) {
-  const ilp::RematProblem &problem = cut.graph.problem;
+  const problem::RematProblem &problem = cut.graph.problem;
   int n = int(problem.nodes.size());
   std::vector<int64_t> delta(n + 1, 0);
   auto live = [&](int from, int until, int64_t bytes) {
@@ -170,7 +170,7 @@ RematPlan planOf(const CutProblem &cut, const Recomputation &recompute,
   if (recompute.copies.empty())
     plan.plain = true;
   else
-    plan.schedule = ilp::stepsOfCopies(cut.graph, recompute.copies);
+    plan.schedule = problem::stepsOfCopies(cut.graph, recompute.copies);
   return plan;
 }
 
@@ -178,7 +178,7 @@ class MinCutPlanner : public Planner {
 public:
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     CutProblem cut = buildCutProblem(problem);
-    REMAT_RETURN_IF_ERROR(ilp::validateProblem(cut.graph.problem));
+    REMAT_RETURN_IF_ERROR(problem::validateProblem(cut.graph.problem));
     // The finite capacities must sum below the infinite one; the validated
     // total bounds the sum.
     int64_t forwardBytes = 0;
@@ -211,7 +211,7 @@ private:
   RematPlan planForBudget(const PlanningProblem &problem, const CutProblem &cut,
                           const llvm::BitVector &defaultSaved,
                           int64_t defaultPeak, int64_t budget) {
-    const ilp::RematProblem &nodes = cut.graph.problem;
+    const problem::RematProblem &nodes = cut.graph.problem;
     std::vector<int> items;
     for (int i : defaultSaved.set_bits())
       if (cut.expensive.test(i) && nodes.nodes[i].bytes > 0)
@@ -283,4 +283,4 @@ void registerMinCutPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -17,7 +17,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Strategies.h"
+#include "Planners.h"
 
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
@@ -34,7 +34,7 @@
 #include <optional>
 #include <tuple>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 constexpr unsigned kNone = std::numeric_limits<unsigned>::max();
@@ -97,7 +97,7 @@ public:
     selectPaths(paths);
     for (const Region &region : regions_)
       if (!region.tagsSomeOp)
-        return invalidArgument("strategy 'regions': no op is in region '{}'",
+        return invalidArgument("planner 'regions': no op is in region '{}'",
                                region.path);
     REMAT_RETURN_IF_ERROR(checkNesting());
 
@@ -283,4 +283,4 @@ void registerRegionsPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -10,23 +10,23 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Strategies.h"
+#include "Planning/Planners.h"
 
 #include "remat/Pass/Planner.h"
 
 namespace remat {
 
 void registerAllPlanners(PlannerRegistry &registry) {
-  strategies::registerRulePlanners(registry);
-  strategies::registerMemoryPlanner(registry);
-  strategies::registerSqrtNPlanner(registry);
-  strategies::registerRegionsPlanner(registry);
-  strategies::registerExplicitSchedulePlanner(registry);
-  strategies::registerIlpPlanner(registry);
-  strategies::registerChainPlanner(registry);
-  strategies::registerApPlanners(registry);
-  strategies::registerXlaPlanner(registry);
-  strategies::registerMinCutPlanner(registry);
+  planners::registerRulePlanners(registry);
+  planners::registerMemoryPlanner(registry);
+  planners::registerSqrtNPlanner(registry);
+  planners::registerRegionsPlanner(registry);
+  planners::registerExplicitSchedulePlanner(registry);
+  planners::registerIlpPlanner(registry);
+  planners::registerChainPlanner(registry);
+  planners::registerApPlanners(registry);
+  planners::registerXlaPlanner(registry);
+  planners::registerMinCutPlanner(registry);
 }
 
 } // namespace remat

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Strategies.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
@@ -23,7 +23,7 @@
 
 namespace remat {
 
-namespace strategies {
+namespace planners {
 
 Candidates findCandidates(const Graph &graph) {
   Candidates candidates{
@@ -78,12 +78,12 @@ std::vector<Value *> keepChosen(const Candidates &candidates,
   return kept;
 }
 
-} // namespace strategies
+} // namespace planners
 
 namespace {
 
-using strategies::Candidates;
-using strategies::RulePlanner;
+using planners::Candidates;
+using planners::RulePlanner;
 
 RematPlan selectCollection(const Graph &graph, const Candidates &candidates) {
   ValueSet chosen(graph.valueIdBound());
@@ -92,7 +92,7 @@ RematPlan selectCollection(const Graph &graph, const Candidates &candidates) {
   for (const Value *value : candidates.values)
     if (value->producer()->kind() == "checkpoint")
       chosen.set(value->id());
-  return {strategies::keepChosen(candidates, chosen), {}};
+  return {planners::keepChosen(candidates, chosen), {}};
 }
 
 absl::StatusOr<RematPlan> selectNames(const PlanningProblem &problem,
@@ -109,7 +109,7 @@ absl::StatusOr<RematPlan> selectNames(const PlanningProblem &problem,
   }
   for (size_t i = 0; i < names.size(); ++i)
     if (!matchesSome.test(i))
-      return invalidArgument("strategy 'names': '{}' matches no value",
+      return invalidArgument("planner 'names': '{}' matches no value",
                              names[i]);
 
   RematPlan plan;
@@ -146,7 +146,7 @@ PlannerInfo simpleRule(llvm::StringRef name, llvm::StringRef summary,
 
 } // namespace
 
-namespace strategies {
+namespace planners {
 
 absl::StatusOr<RematPlan> RulePlanner::plan(const PlanningProblem &problem) {
   return rule_(problem, findCandidates(*problem.graph));
@@ -194,6 +194,6 @@ void registerRulePlanners(PlannerRegistry &registry) {
       /*autoRank=*/31));
 }
 
-} // namespace strategies
+} // namespace planners
 
 } // namespace remat

@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Strategies.h"
+#include "Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Analysis/Memory.h"
@@ -24,7 +24,7 @@
 
 #include <cmath>
 
-namespace remat::strategies {
+namespace remat::planners {
 
 RematPlan selectSqrtN(const Candidates &candidates, int64_t count) {
   RematPlan plan;
@@ -61,7 +61,7 @@ void registerSqrtNPlanner(PlannerRegistry &registry) {
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          int64_t segments = 0;
          if (argument && (argument->getAsInteger(10, segments) || segments < 1))
-           return invalidArgument("strategy 'sqrtn' takes one segment count "
+           return invalidArgument("planner 'sqrtn' takes one segment count "
                                   "of at least 1, got 'sqrtn={}'",
                                   argument->str());
          return std::make_unique<RulePlanner>(
@@ -82,4 +82,4 @@ void registerSqrtNPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

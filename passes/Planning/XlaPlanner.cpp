@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `--planner=xla` with a budget: XLA's HloRematerialization pass over the
-/// training graph's node graph (Ilp/GraphProblem.h) in autodiff's order, or
+/// training graph's node graph (Problem/GraphProblem.h) in autodiff's order, or
 /// with `xla=scheduled` in the memory-aware scheduler's, as XLA walks its
 /// memory-minimizing sequence. The walk
 /// visits the nodes; wherever the live bytes exceed the budget it
@@ -24,8 +24,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
-#include "Planning/Strategies.h"
+#include "Planning/Problem/GraphProblem.h"
+#include "Planning/Planners.h"
 
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
@@ -41,7 +41,7 @@
 #include <queue>
 #include <tuple>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// The most nodes rematerialized as one block: a value and its operands
@@ -54,15 +54,15 @@ constexpr int kBlockSize = 3;
 /// slot that reads it.
 class XlaWalk {
 public:
-  XlaWalk(const ilp::GraphProblem &graph, int64_t budget)
+  XlaWalk(const problem::GraphProblem &graph, int64_t budget)
       : graph_(graph), nodes_(graph.problem.nodes), budget_(budget),
-        numForward_(ilp::numForward(graph.problem)),
-        readers_(ilp::readersOf(graph.problem)) {}
+        numForward_(problem::numForward(graph.problem)),
+        readers_(problem::readersOf(graph.problem)) {}
 
   void run();
 
   /// The copies made, in the order made.
-  std::vector<ilp::NodeCopy> copies;
+  std::vector<problem::NodeCopy> copies;
   int64_t rematerialized = 0;
   /// The walk's peak after rematerialization, and the first node at which
   /// no candidate was left with the budget still exceeded (-1: none).
@@ -128,8 +128,8 @@ private:
   /// A copy at `slot` reads `node`: the instance it reads stays live.
   void readAt(int node, int slot);
 
-  const ilp::GraphProblem &graph_;
-  const std::vector<ilp::RematNode> &nodes_;
+  const problem::GraphProblem &graph_;
+  const std::vector<problem::RematNode> &nodes_;
   int64_t budget_;
   int numForward_;
   std::vector<std::vector<int>> readers_;
@@ -354,13 +354,13 @@ void XlaWalk::run() {
 
 class XlaPlanner : public Planner {
 public:
-  explicit XlaPlanner(ilp::GraphModel model) : model_(model) {}
+  explicit XlaPlanner(problem::GraphModel model) : model_(model) {}
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
-      return invalidArgument("strategy 'xla' needs a budget (--budget=SIZE)");
-    ilp::GraphProblem graph = ilp::buildGraphProblem(problem, model_);
-    REMAT_RETURN_IF_ERROR(ilp::validateProblem(graph.problem));
+      return invalidArgument("planner 'xla' needs a budget (--budget=SIZE)");
+    problem::GraphProblem graph = problem::buildGraphProblem(problem, model_);
+    REMAT_RETURN_IF_ERROR(problem::validateProblem(graph.problem));
     XlaWalk walk(graph, *problem.budgetBytes);
     walk.run();
     if (problem.onProgress)
@@ -380,13 +380,13 @@ public:
     if (walk.copies.empty())
       plan.plain = true;
     else
-      plan.schedule = ilp::stepsOfCopies(graph, std::move(walk.copies));
+      plan.schedule = problem::stepsOfCopies(graph, std::move(walk.copies));
     return plan;
   }
 
 private:
   /// The node order walked: autodiff's, or the memory-aware scheduler's.
-  ilp::GraphModel model_;
+  problem::GraphModel model_;
 };
 
 } // namespace
@@ -401,12 +401,12 @@ void registerXlaPlanner(PlannerRegistry &registry) {
                 "ORDER", false,
                 [](std::optional<llvm::StringRef> argument)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
-                  ilp::GraphModel model = ilp::GraphModel::Emitted;
+                  problem::GraphModel model = problem::GraphModel::Emitted;
                   if (argument && *argument == "scheduled")
-                    model = ilp::GraphModel::Scheduled;
+                    model = problem::GraphModel::Scheduled;
                   else if (argument && *argument != "emitted")
                     return invalidArgument(
-                        "strategy 'xla' walks 'emitted' (autodiff's order, "
+                        "planner 'xla' walks 'emitted' (autodiff's order, "
                         "the default) or 'scheduled', got 'xla={}'",
                         argument->str());
                   return std::make_unique<XlaPlanner>(model);
@@ -420,4 +420,4 @@ void registerXlaPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

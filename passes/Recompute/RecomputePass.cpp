@@ -23,9 +23,10 @@
 
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Pass.h"
+#include "remat/Pass/PassManager.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Passes.h"
-#include "remat/Pass/Schedule.h"
+#include "remat/Pass/RecomputeSteps.h"
 #include "remat/Support/Status.h"
 
 #include <utility>
@@ -51,7 +52,7 @@ class RecomputePass : public Pass {
 public:
   static constexpr llvm::StringLiteral kArgument = "recompute";
   static constexpr llvm::StringLiteral kSummary =
-      "Differentiates the loss and recomputes the forward values a strategy "
+      "Differentiates the loss and recomputes the forward values a planner "
       "does not keep";
 
   RecomputePass(std::string planner, RecomputeOptions options)
@@ -60,26 +61,23 @@ public:
   llvm::StringRef argument() const override { return kArgument; }
   llvm::StringRef summary() const override { return kSummary; }
 
+  /// The steps of `remat opt --planner` (remat/Pass/RecomputeSteps.h) but
+  /// the last schedule, which a pipeline asks for with `schedule`.
   absl::StatusOr<bool> run(Graph &graph) override {
     REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
                            PlannerRegistry::global().create(planner_));
-    unsigned forwardOpIdBound = graph.opIdBound();
-    REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
-                           differentiate(graph, options_.autodiff));
-    PlanningProblem problem;
-    problem.graph = &graph;
-    problem.forwardOpIdBound = forwardOpIdBound;
-    REMAT_ASSIGN_OR_RETURN(RematPlan plan, planner->plan(problem));
-    if (plan.plain)
-      return gradients.numOpsAdded > 0;
-    // As `remat opt --strategy` does: kept-value plans are rewritten in the
-    // memory-aware order of plain autodiff's graph, schedules in the order
-    // their planner saw.
-    if (!plan.schedule)
-      REMAT_RETURN_IF_ERROR(scheduleForMemory(graph).status());
-    REMAT_RETURN_IF_ERROR(
-        rematerialize(graph, forwardOpIdBound, plan, options_).status());
-    return true;
+    RecomputeState state;
+    RecomputeStepOptions steps;
+    steps.recompute = options_;
+    steps.scheduleResult = false;
+    PassManager planning;
+    planning.addPass(createAutodiffStep(state, steps));
+    planning.addPass(createPlanStep(state, *planner, steps));
+    REMAT_ASSIGN_OR_RETURN(PipelineResult planned, planning.run(graph));
+    PassManager rewriting;
+    addRewriteSteps(rewriting, state, steps);
+    REMAT_ASSIGN_OR_RETURN(PipelineResult rewritten, rewriting.run(graph));
+    return planned.changed || rewritten.changed;
   }
 
 private:
@@ -99,11 +97,15 @@ void registerRecomputePass(PassRegistry &registry) {
   registry.add(
       {.argument = RecomputePass::kArgument.str(),
        .summary = RecomputePass::kSummary.str(),
-       .options = {{.name = "strategy",
+       .options = {{.name = "planner",
                     .help = "The planner that chooses what to recompute, "
                             "one that needs no budget (listed by `remat opt "
                             "--help`; quoted with = or a comma: "
                             "\"sqrtn=4\")",
+                    .kind = PassOptionKind::String,
+                    .defaultValue = "sqrtn"},
+                   {.name = "strategy",
+                    .help = "The same as planner",
                     .kind = PassOptionKind::String,
                     .defaultValue = "sqrtn"},
                    {.name = "force-data-dependency",
@@ -113,7 +115,11 @@ void registerRecomputePass(PassRegistry &registry) {
                     .defaultValue = "false"}},
        .factory = [](const PassOptions &text)
            -> absl::StatusOr<std::unique_ptr<Pass>> {
-         std::string planner = text.getString("strategy", "sqrtn");
+         if (text.lookup("planner") && text.lookup("strategy"))
+           return invalidArgument("recompute: planner= and strategy= name "
+                                  "the same thing; give one");
+         std::string planner = text.getString(
+             "planner", text.getString("strategy", "sqrtn"));
          REMAT_RETURN_IF_ERROR(
              PlannerRegistry::global().create(planner).status());
          RecomputeOptions options;

@@ -41,7 +41,7 @@ constexpr Subcommand kSubcommands[] = {
      "Writes a training graph as an ONNX model that ONNX Runtime runs.",
      &driver::kExportCommand},
     {"fit",
-     "MODEL|FILE --memory=SIZE [--max-overhead=X] [--strategy=S] "
+     "MODEL|FILE --memory=SIZE [--max-overhead=X] [--planner=P] "
      "[--report=FILE|-]",
      "Finds the largest batch whose planned training graph fits a memory "
      "size.",
@@ -52,7 +52,7 @@ constexpr Subcommand kSubcommands[] = {
     {"ops", "[--markdown]", "Prints the reference of every op kind.",
      &driver::kOpsCommand},
     {"opt",
-     "FILE [[--strategy=S] [--budget=SIZE|P%] [--explain] [--report=FILE|-] "
+     "FILE [[--planner=P] [--budget=SIZE|P%] [--explain] [--report=FILE|-] "
      "| -p PIPELINE] [--verify-each] [--timing] [-o OUT]",
      "Turns a forward graph into its training graph with a planner (or "
      "within a --budget), or runs a pass pipeline.",

@@ -41,7 +41,7 @@ const CommandSpec &fitSpec() {
   static const CommandSpec spec{
       .name = "fit",
       .synopsis = "MODEL|FILE --memory=SIZE [--max-overhead=X] "
-                  "[--strategy=S|--planner=P] [--max-batch=N] "
+                  "[--planner=P] [--max-batch=N] "
                   "[--report=FILE|-] [--key=value ...]",
       .description =
           "Finds the largest batch whose training graph, planned within "
@@ -59,13 +59,13 @@ const CommandSpec &fitSpec() {
             .valueName = "X",
             .help = "The most recompute a plan may cost, as a share of "
                     "forward + backward FLOPs (default no limit)."},
-           {.name = "strategy",
-            .valueName = "S",
-            .help = "Plans each batch with S (default auto: the least "
-                    "recompute within the memory)."},
            {.name = "planner",
             .valueName = "P",
-            .help = "The same as --strategy."},
+            .help = "Plans each batch with P (default auto: the least "
+                    "recompute within the memory)."},
+           {.name = "strategy",
+            .valueName = "P",
+            .help = "The same as --planner (its older name)."},
            {.name = "max-batch",
             .valueName = "N",
             .help = "The largest batch tried (default and at most 65536, "
@@ -181,7 +181,7 @@ void printFitText(const FitReport &report, llvm::raw_ostream &os) {
   os << fmt::format("  overhead      {:.4f}\n", plan.overhead);
   os << fmt::format("batches tried ({}):\n", report.trials.size());
   os << fmt::format("  {:>8}  {:>12}  {:>8}  {:<4}  {}\n", "batch", "peak",
-                    "overhead", "fits", "strategy");
+                    "overhead", "fits", "planner");
   for (const FitTrial &trial : report.trials)
     os << fmt::format("  {:>8}  {:>12}  {:>8.4f}  {:<4}  {}\n", trial.batch,
                       formatBytes(trial.peakBytes), trial.overhead,

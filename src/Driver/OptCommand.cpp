@@ -41,7 +41,7 @@ namespace {
 const CommandSpec &optSpec() {
   static const CommandSpec spec{
       .name = "opt",
-      .synopsis = "FILE [--strategy=S] [--report=FILE|-] [--explain] "
+      .synopsis = "FILE [--planner=P] [--report=FILE|-] [--explain] "
                   "[--force-data-dependency] [--aggregate-count=N] "
                   "[--aggregate-bytes=SIZE] [--costs=PROFILE] "
                   "[--budget=SIZE [--strict-budget]] "
@@ -54,7 +54,7 @@ const CommandSpec &optSpec() {
           "into its training\ngraph: autodiff, a planner's choice of what "
           "to recompute, the recompute rewrite,\nscheduling and "
           "verification; the gradient of param `p` is the output `p.grad`.\n"
-          "The planners (--strategy or --planner; none, plain autodiff, "
+          "The planners (--planner, or --strategy; none, plain autodiff, "
           "by default) are listed\nbelow the options (docs/planners.md). "
           "With -p, runs the pass pipeline PIPELINE instead:\na "
           "comma-separated list of "
@@ -62,17 +62,17 @@ const CommandSpec &optSpec() {
           "`dce{keep-unused-leaves=false}`.\n"
           "The result is verified before it is printed.",
       .options = withOnnxImportOptions({
-          {.name = "strategy",
-           .valueName = "S",
-           .help = "The planner that chooses what to recompute (default "
-                   "none; listed above)."},
           {.name = "planner",
            .valueName = "P",
-           .help = "The same as --strategy."},
+           .help = "The planner that chooses what to recompute (default "
+                   "none; listed above)."},
+          {.name = "strategy",
+           .valueName = "P",
+           .help = "The same as --planner (its older name)."},
           {.name = "budget",
            .valueName = "SIZE",
            .help = "A memory budget (`16GiB`, or `40%` of plain autodiff's "
-                   "peak): the strategy defaults to auto, which builds "
+                   "peak): the planner defaults to auto, which builds "
                    "candidate plans and keeps the least recompute within "
                    "the budget, judged by the final graph's simulated peak."},
           {.name = "costs",
@@ -123,7 +123,7 @@ const CommandSpec &optSpec() {
                    "dependencies."},
           {.name = "report",
            .valueName = "FILE",
-           .help = "Writes the JSON report of the strategy run to FILE (`-` "
+           .help = "Writes the JSON report of the planner run to FILE (`-` "
                    "for stdout, which then needs -o for the graph)."},
           {.name = "pipeline",
            .shortName = 'p',
@@ -165,7 +165,7 @@ void printPlanners(llvm::raw_ostream &os) {
   size_t width = 0;
   for (const auto &row : rows)
     width = std::max(width, row.first.size());
-  os << "\nplanners (--strategy=S or --planner=S):\n";
+  os << "\nplanners (--planner=P, or --strategy=P):\n";
   for (const auto &[spelling, summary] : rows)
     os << fmt::format("  {:<{}}  {}\n", spelling, width, summary);
 }
@@ -294,7 +294,7 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
     if (report.strategy == "none" && ownAggregation)
       extras.plain.clear();
     extras.title = fmt::format(
-        "@{}: live bytes, strategy {}{}", report.graph, report.strategy,
+        "@{}: live bytes, planner {}{}", report.graph, report.strategy,
         ownAggregation ? "" : ", gradients summed at once");
     extras.budgetBytes = report.budgetBytes;
     return writeTimeline(*timeline, graph, extras, ctx.out);
@@ -322,10 +322,10 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   REMAT_ASSIGN_OR_RETURN(std::optional<std::string> strategy,
                          plannerOption(args));
   if (plan.pipeline && strategy)
-    return invalidArgument("'remat opt' takes --strategy or -p, not both");
+    return invalidArgument("'remat opt' takes --planner or -p, not both");
   std::optional<std::string> report = args.get("report");
   if (plan.pipeline && report)
-    return invalidArgument("--report needs a strategy run, not -p");
+    return invalidArgument("--report needs a planner run, not -p");
   if (report && args.has("split-input-file"))
     return invalidArgument("--report takes one graph, not --split-input-file");
   std::optional<std::string> output = args.get("output");
@@ -350,7 +350,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
         "aggregate-bytes", "budget", "strict-budget", "sweep",
         "data-parallel", "progress"})
     if (plan.pipeline && args.has(option))
-      return invalidArgument("--{} needs a strategy run, not -p (pass "
+      return invalidArgument("--{} needs a planner run, not -p (pass "
                              "options go in the pipeline)",
                              option.str());
   if (explain && args.has("split-input-file"))
@@ -381,7 +381,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   plan.training.strategy =
       strategy.value_or(budget ? kAutoStrategy.str() : "none");
   if (plan.training.strategy == kAutoStrategy && !budget)
-    return invalidArgument("--strategy=auto needs --budget=SIZE");
+    return invalidArgument("--planner=auto needs --budget=SIZE");
   if (std::optional<std::string> towers = args.get("data-parallel")) {
     plan.training.finalPipeline = fmt::format("data-parallel{{{}}}", *towers);
     PassManager check;

@@ -86,13 +86,13 @@ PlannerRegistry::create(llvm::StringRef text) const {
   bool hasArgument = name.size() != text.size();
   const PlannerInfo *info = lookup(name);
   if (!info)
-    return invalidArgument("unknown strategy '{}' (known: {})", text.str(),
+    return invalidArgument("unknown planner '{}' (known: {})", text.str(),
                            fmt::join(spellings(), ", "));
   if (info->argument.empty() && hasArgument)
-    return invalidArgument("strategy '{}' takes no list, got '{}'", name.str(),
+    return invalidArgument("planner '{}' takes no list, got '{}'", name.str(),
                            text.str());
   if (info->needsArgument && !hasArgument)
-    return invalidArgument("strategy '{}' needs a list: {}={}", name.str(),
+    return invalidArgument("planner '{}' needs a list: {}={}", name.str(),
                            name.str(), info->argument);
   return info->factory(hasArgument ? std::optional(argument) : std::nullopt);
 }
@@ -119,7 +119,7 @@ splitPlannerList(llvm::StringRef planner, llvm::StringRef argument) {
   std::vector<std::string> result;
   for (llvm::StringRef item : items) {
     if (item.empty())
-      return invalidArgument("strategy '{}' has an empty item in '{}={}'",
+      return invalidArgument("planner '{}' has an empty item in '{}={}'",
                              planner.str(), planner.str(), argument.str());
     result.push_back(item.str());
   }

@@ -94,8 +94,9 @@ searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
         seconds = from.plainSeconds;
       } else {
         absl::StatusOr<Trial> tried =
-            tryForBudget(from.graph, from.options, strategy, budget,
-                         kCalibrationRounds, /*keepGraph=*/true, toBeat);
+            tryForBudget(from.graph, from.options,
+                         {.strategy = strategy, .budget = budget,
+                          .toBeat = toBeat});
         // A graph whose sizes the planner's arithmetic cannot hold (the
         // min-cut's capacities): the other candidates plan it.
         if (absl::IsOutOfRange(tried.status())) {
@@ -128,9 +129,8 @@ absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &graph,
   if (std::optional<Trial> plain = unbuiltPlainTrial(graph, options))
     return std::move(*plain);
   Stopwatch stopwatch;
-  REMAT_ASSIGN_OR_RETURN(Trial plain, tryStrategy(graph, options, "none",
-                                                  std::nullopt,
-                                                  /*keepGraph=*/true));
+  REMAT_ASSIGN_OR_RETURN(Trial plain,
+                         tryStrategy(graph, options, {.strategy = "none"}));
   seconds = stopwatch.seconds();
   return plain;
 }
@@ -231,10 +231,12 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     stopwatch.restart();
     if (isModelledPlanner(options.plannerRegistry(), options.strategy)) {
       REMAT_ASSIGN_OR_RETURN(
-          best, tryCalibrated(base, options, options.strategy, budget));
+          best, tryCalibrated(base, options,
+                              {.strategy = options.strategy, .budget = budget}));
     } else {
       REMAT_ASSIGN_OR_RETURN(
-          best, tryStrategy(base, options, options.strategy, budget));
+          best, tryStrategy(base, options,
+                            {.strategy = options.strategy, .budget = budget}));
     }
     searchTimings.push_back(
         {options.strategy, best->builds, stopwatch.seconds(), best->unbuilt});
@@ -245,7 +247,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     int64_t planned = best->peakBytes;
     const SearchBase &from = *bases[best->base];
     REMAT_ASSIGN_OR_RETURN(best,
-                           tryStrategy(from.graph, from.options, "none"));
+                           tryStrategy(from.graph, from.options,
+                                       {.strategy = "none"}));
     assert(best->peakBytes == planned &&
            "plain autodiff's build differs from its schedule");
     (void)planned;
@@ -268,7 +271,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   if (!*report.budgetMet) {
     std::string warning = fmt::format(
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
-        "is {} ({} bytes, strategy {})",
+        "is {} ({} bytes, planner {})",
         formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
         report.planPeakBytes(), report.strategy);
     if (floor && budget < floor->bytes)

@@ -22,6 +22,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <cassert>
 #include <future>
 #include <limits>
 #include <memory>
@@ -54,9 +55,10 @@ absl::StatusOr<Trial> buildPlan(const DifferentiatedGraph &base,
   TrainingOptions trial = options;
   trial.strategy = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingBuild build,
-                         buildFromDifferentiated(base, trial, budget,
-                                                 /*verify=*/false, &plan,
-                                                 std::move(copy)));
+                         buildFromDifferentiated(
+                             base, trial,
+                             {budget, /*verify=*/false, &plan,
+                              std::move(copy)}));
   Trial result{strategy, build.report.planPeakBytes(),
                build.report.flopsRecompute, build.report.overhead};
   if (keepGraph)
@@ -147,21 +149,21 @@ std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
 
 absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
                                   const TrainingOptions &options,
-                                  const std::string &strategy,
-                                  std::optional<int64_t> budget, bool keepGraph,
-                                  std::optional<int64_t> toBeat) {
+                                  const TrialRequest &request) {
+  const std::string &strategy = request.strategy;
   REMAT_ASSIGN_OR_RETURN(BasePlan plan,
-                         planStrategy(base, options, strategy, budget));
-  if (toBeat &&
+                         planStrategy(base, options, strategy, request.budget));
+  if (request.toBeat &&
       recomputeFlopsLowerBound(*base.graph, base.forwardOpIdBound, plan.plan,
-                               base.plainOrder) > *toBeat) {
+                               base.plainOrder) > *request.toBeat) {
     Trial dropped{strategy};
     dropped.builds = 0;
     dropped.unbuilt = 1;
     dropped.dropped = true;
     return dropped;
   }
-  return buildPlan(base, options, strategy, budget, plan, keepGraph);
+  return buildPlan(base, options, strategy, request.budget, plan,
+                   request.keepGraph);
 }
 
 namespace {
@@ -237,10 +239,12 @@ private:
 
 absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     const TrainingOptions &options,
-                                    const std::string &strategy, int64_t budget,
-                                    int rounds, bool keepGraph) {
+                                    const TrialRequest &request) {
+  assert(request.budget && "a calibration needs a budget");
+  int64_t budget = *request.budget;
   std::optional<Trial> best;
-  CalibrationRounds calibration(base, options, strategy, keepGraph);
+  CalibrationRounds calibration(base, options, request.strategy,
+                                request.keepGraph);
   int tried = 0;
   // Where each search starts: the budget and, once, where a plan that fits
   // though it is past its planner's own model puts that model, off by what
@@ -251,7 +255,7 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
     // Told budgets known to fit (lo) and known to overshoot (hi).
     int64_t lo = 0, hi = std::numeric_limits<int64_t>::max();
     int64_t told = starts[start];
-    for (int round = 0; round < rounds; ++round) {
+    for (int round = 0; round < request.rounds; ++round) {
       REMAT_ASSIGN_OR_RETURN(CalibrationRounds::Outcome outcome,
                              calibration.run(told));
       int64_t peak = outcome.peakBytes, flops = outcome.flopsRecompute;
@@ -304,12 +308,10 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
 
 absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
                                    const TrainingOptions &options,
-                                   const std::string &strategy, int64_t budget,
-                                   int rounds, bool keepGraph,
-                                   std::optional<int64_t> toBeat) {
-  if (isCalibratedInSearch(options.plannerRegistry(), strategy))
-    return tryCalibrated(base, options, strategy, budget, rounds, keepGraph);
-  return tryStrategy(base, options, strategy, budget, keepGraph, toBeat);
+                                   const TrialRequest &request) {
+  if (isCalibratedInSearch(options.plannerRegistry(), request.strategy))
+    return tryCalibrated(base, options, request);
+  return tryStrategy(base, options, request);
 }
 
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff) {
@@ -360,8 +362,9 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
   own->plain = unbuiltPlainTrial(own->graph, options);
   if (!own->plain) {
     REMAT_ASSIGN_OR_RETURN(own->plain,
-                           tryStrategy(own->graph, options, "none",
-                                       std::nullopt, keepPlainGraph));
+                           tryStrategy(own->graph, options,
+                                       {.strategy = "none",
+                                        .keepGraph = keepPlainGraph}));
   }
   own->plainSeconds = stopwatch.seconds();
 

@@ -117,36 +117,42 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget);
 std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
                                        const TrainingOptions &options);
 
-/// Plans `strategy` and builds it on a copy of `base`, unless its plan
-/// recomputes more than `toBeat` FLOPs (the best fitting plan's): then it
-/// could not win, and the trial, not built, has no figures. The trial keeps
-/// the graph when `keepGraph`.
-absl::StatusOr<Trial>
-tryStrategy(const DifferentiatedGraph &base, const TrainingOptions &options,
-            const std::string &strategy, std::optional<int64_t> budget = {},
-            bool keepGraph = true, std::optional<int64_t> toBeat = {});
+/// One candidate to try.
+struct TrialRequest {
+  std::string strategy;
+  /// The budget the planner is told; none: it plans without one.
+  std::optional<int64_t> budget;
+  /// At most this many plans a calibration search (`tryCalibrated`).
+  int rounds = kCalibrationRounds;
+  /// Whether the trial keeps its graph, to be returned.
+  bool keepGraph = true;
+  /// A plan that recomputes more FLOPs (the best fitting plan's) could not
+  /// win: it is not built.
+  std::optional<int64_t> toBeat;
+};
 
-/// Builds `strategy` (a calibrated planner) at budgets shifted by what its
-/// model missed, bracketing the largest told budget whose graph fits, and
-/// returns the best trial: at most `rounds` plans a search, and a second
-/// search where a plan past its own model fits (docs/planners.md#chain). A
-/// few builds, each O(graph).
+/// Plans `request.strategy` and builds it on a copy of `base`, unless its
+/// plan recomputes more than `request.toBeat`: then the trial, not built,
+/// has no figures.
+absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
+                                  const TrainingOptions &options,
+                                  const TrialRequest &request);
+
+/// Builds `request.strategy` (a calibrated planner) at budgets shifted by
+/// what its model missed, bracketing the largest told budget whose graph
+/// fits `request.budget` (required), and returns the best trial: at most
+/// `request.rounds` plans a search, and a second search where a plan past
+/// its own model fits (docs/planners.md#chain). A few builds, each
+/// O(graph).
 absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
                                     const TrainingOptions &options,
-                                    const std::string &strategy, int64_t budget,
-                                    int rounds = kCalibrationRounds,
-                                    bool keepGraph = true);
+                                    const TrialRequest &request);
 
-/// `strategy`'s trial told `budget`, as the search makes it: calibrated in at
-/// most `rounds` plans where the search calibrates it
-/// (`isCalibratedInSearch`), else planned once and built unless it
-/// recomputes more than `toBeat` FLOPs.
+/// The trial as the search makes it: `tryCalibrated` where the search
+/// calibrates the planner (`isCalibratedInSearch`), else `tryStrategy`.
 absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
                                    const TrainingOptions &options,
-                                   const std::string &strategy, int64_t budget,
-                                   int rounds = kCalibrationRounds,
-                                   bool keepGraph = true,
-                                   std::optional<int64_t> toBeat = {});
+                                   const TrialRequest &request);
 
 /// A forward graph differentiated with one aggregation of partial
 /// gradients, the options its plans are built with, and plain autodiff's

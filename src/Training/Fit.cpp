@@ -109,7 +109,7 @@ private:
             : "";
     return invalidArgument(
         "no batch of @{} fits {} ({} bytes){}: batch 1 needs {} ({} bytes) "
-        "at overhead {:.3f} (strategy {})",
+        "at overhead {:.3f} (planner {})",
         report_.graph, formatBytes(options_.memoryBytes), options_.memoryBytes,
         limit, formatBytes(one.peakBytes), one.peakBytes, one.overhead,
         one.strategy);

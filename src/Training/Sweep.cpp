@@ -59,8 +59,10 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
       if (strategy == "none")
         continue;
       REMAT_ASSIGN_OR_RETURN(Trial trial,
-                             tryStrategy(from.graph, from.options, strategy,
-                                         plainPeak, /*keepGraph=*/false));
+                             tryStrategy(from.graph, from.options,
+                                         {.strategy = strategy,
+                                          .budget = plainPeak,
+                                          .keepGraph = false}));
       trial.strategy += from.label;
       trials.push_back(std::move(trial));
     }
@@ -76,9 +78,11 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
         if (llvm::StringRef(strategy).startswith("ilp"))
           continue;
         REMAT_ASSIGN_OR_RETURN(Trial trial,
-                               tryForBudget(from.graph, from.options, strategy,
-                                            budget, kSweepCalibrationRounds,
-                                            /*keepGraph=*/false));
+                               tryForBudget(from.graph, from.options,
+                                            {.strategy = strategy,
+                                             .budget = budget,
+                                             .rounds = kSweepCalibrationRounds,
+                                             .keepGraph = false}));
         trial.strategy += from.label;
         trials.push_back(std::move(trial));
       }

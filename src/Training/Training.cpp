@@ -15,6 +15,7 @@
 #include "remat/IR/Verifier.h"
 #include "remat/Pass/Planner.h"
 #include "remat/Pass/Recompute.h"
+#include "remat/Pass/RecomputeSteps.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Support/Status.h"
 #include "remat/Support/Stopwatch.h"
@@ -61,29 +62,50 @@ bool numberedInScheduleOrder(const Graph &graph) {
   return ops == graph.opIdBound() && values == graph.valueIdBound();
 }
 
-/// Runs the steps of one training build, timing each as a report pass.
+/// The steps' options for a build with `options`, told `budgetBytes`.
+RecomputeStepOptions stepOptions(const TrainingOptions &options,
+                                 std::optional<int64_t> budgetBytes) {
+  RecomputeStepOptions steps;
+  steps.recompute.forceDataDependency = options.forceDataDependency;
+  steps.recompute.autodiff = options.autodiff;
+  steps.budgetBytes = budgetBytes;
+  steps.onProgress = options.onProgress;
+  return steps;
+}
+
+/// One training build: the steps of remat/Pass/RecomputeSteps.h, timed as
+/// report passes, then the verifier, `finalPipeline` and the report.
 class TrainingRun {
 public:
-  /// Differentiates `graph` itself unless `base` says it is a copy of an
-  /// already differentiated graph.
-  /// With `given`, a plan of `base->graph`, builds that plan on the copy.
+  /// Differentiates and plans `graph` itself, unless `request` says it is a
+  /// copy of a differentiated graph (`base`) and gives a plan of it.
   TrainingRun(Graph &graph, const TrainingOptions &options,
-              std::optional<int64_t> budgetBytes, TrainingReport &report,
-              const DifferentiatedGraph *base = nullptr,
-              bool verifyResult = true, const BasePlan *given = nullptr)
-      : graph_(graph), options_(options), budgetBytes_(budgetBytes),
-        report_(report), base_(base), verifyResult_(verifyResult),
-        given_(given) {}
+              const BuildRequest &request, TrainingReport &report,
+              const DifferentiatedGraph *base = nullptr)
+      : graph_(graph), options_(options), request_(request), report_(report),
+        base_(base), steps_(stepOptions(options, request.budgetBytes)) {
+    if (options.measuredCosts)
+      steps_.afterAutodiff = [this](Graph &graph) -> absl::Status {
+        REMAT_ASSIGN_OR_RETURN(
+            report_.measuredCosts,
+            applyMeasuredCosts(graph, *options_.measuredCosts));
+        return absl::OkStatus();
+      };
+    if (base) {
+      steps_.plainOrder = &base->plainOrder;
+      steps_.plainOrderResult = &base->plainSchedule;
+    }
+  }
 
   /// Whether `run` ran the final verifier.
   bool verified() const { return verified_; }
 
   absl::Status run() {
     if (options_.strategy == kAutoStrategy)
-      return invalidArgument("strategy 'auto' needs a budget (--budget=SIZE)");
+      return invalidArgument("planner 'auto' needs a budget (--budget=SIZE)");
     // An unknown strategy fails before the graph changes.
     std::unique_ptr<Planner> planner;
-    if (!given_) {
+    if (!request_.plan) {
       REMAT_ASSIGN_OR_RETURN(
           planner, options_.plannerRegistry().create(options_.strategy));
     }
@@ -91,76 +113,58 @@ public:
     report_.aggregateCount = options_.autodiff.aggregateCount;
     report_.aggregateBytes = options_.autodiff.aggregateBytes;
 
-    unsigned forwardOpIdBound = 0;
+    PassManager planning = passManager();
     if (base_) {
-      forwardOpIdBound = base_->forwardOpIdBound;
+      state_.forwardOpIdBound = base_->forwardOpIdBound;
       report_.measuredCosts = base_->measuredCosts;
-      report_.timings.push_back(base_->autodiffTime);
-      report_.passSeconds += base_->autodiffTime.seconds;
+      addTiming(base_->autodiffTime);
     } else {
-      REMAT_ASSIGN_OR_RETURN(forwardOpIdBound, differentiateGraph());
+      planning.addPass(createAutodiffStep(state_, steps_));
     }
-    RematPlan plan;
-    if (given_) {
-      plan = carryPlan(given_->plan);
-      report_.timings.push_back(given_->time);
-      report_.passSeconds += given_->time.seconds;
+    if (request_.plan) {
+      state_.plan = carryPlan(request_.plan->plan);
+      addTiming(request_.plan->time);
     } else {
-      REMAT_RETURN_IF_ERROR(timed("plan", [&]() -> absl::StatusOr<bool> {
-        REMAT_ASSIGN_OR_RETURN(plan, planOn(*planner, graph_, forwardOpIdBound,
-                                            options_, budgetBytes_));
-        return false;
-      }));
+      planning.addPass(createPlanStep(state_, *planner, steps_));
     }
+    REMAT_RETURN_IF_ERROR(runSteps(planning));
+    const RematPlan &plan = state_.plan;
+
     // A schedule names the ops it recomputes before in the order the plan
     // saw them: plain autodiff's peak is then taken on a copy.
-    ScheduleResult baseline;
+    std::optional<ScheduleResult> renumbered;
     if (plan.schedule && base_ && base_->renumberedSchedule) {
-      baseline = *base_->renumberedSchedule;
+      renumbered = *base_->renumberedSchedule;
     } else if (plan.schedule) {
       std::unique_ptr<Graph> plain = graph_.clone();
-      REMAT_ASSIGN_OR_RETURN(baseline, scheduleForMemory(*plain));
+      REMAT_ASSIGN_OR_RETURN(renumbered, scheduleForMemory(*plain));
       if (base_)
-        base_->renumberedSchedule = baseline;
-    } else if (base_) {
-      REMAT_ASSIGN_OR_RETURN(baseline, applyPlainSchedule());
-    } else {
-      REMAT_ASSIGN_OR_RETURN(baseline, schedule());
+        base_->renumberedSchedule = renumbered;
     }
-    report_.peakBytesBefore = baseline.peakBytesAfter;
 
-    RecomputeResult result;
-    if (!plan.plain) {
-      REMAT_RETURN_IF_ERROR(timed("recompute", [&]() -> absl::StatusOr<bool> {
-        RecomputeOptions recomputeOptions;
-        recomputeOptions.forceDataDependency = options_.forceDataDependency;
-        REMAT_ASSIGN_OR_RETURN(result, rematerialize(graph_, forwardOpIdBound,
-                                                     plan, recomputeOptions));
-        return result.numCopies > 0;
-      }));
-      REMAT_RETURN_IF_ERROR(verifyEach());
-      REMAT_ASSIGN_OR_RETURN(ScheduleResult scheduled, schedule());
-      report_.peakBytesUnscheduled = scheduled.peakBytesBefore;
-    } else {
-      report_.peakBytesUnscheduled = baseline.peakBytesBefore;
-    }
+    PassManager rewriting = passManager();
+    addRewriteSteps(rewriting, state_, steps_);
     // A build whose result is verified later still lists the step: a
     // final pipeline needs a verified graph.
-    bool verifyNow = verifyResult_ || !options_.finalPipeline.empty();
-    REMAT_RETURN_IF_ERROR(timed("verify", [&]() -> absl::StatusOr<bool> {
-      if (verifyNow)
-        REMAT_RETURN_IF_ERROR(verify(graph_));
-      return false;
-    }));
+    bool verifyNow = request_.verify || !options_.finalPipeline.empty();
+    rewriting.addPass(createVerifyStep(verifyNow));
+    REMAT_RETURN_IF_ERROR(runSteps(rewriting));
     verified_ = verifyNow;
 
+    const ScheduleResult &baseline =
+        plan.schedule ? *renumbered : *state_.plainSchedule;
+    report_.peakBytesBefore = baseline.peakBytesAfter;
+    report_.peakBytesUnscheduled =
+        plan.plain ? baseline.peakBytesBefore
+                   : state_.rewrittenSchedule->peakBytesBefore;
+    const RecomputeResult &result = state_.rewrite;
     report_.optimalityGap = plan.optimalityGap;
     report_.maxRecomputations = result.maxRecomputations;
-    for (std::string &warning : plan.warnings)
-      report_.warnings.push_back(std::move(warning));
-    report_.budgetNotes = std::move(plan.budgetNotes);
+    for (const std::string &warning : plan.warnings)
+      report_.warnings.push_back(warning);
+    report_.budgetNotes = plan.budgetNotes;
     describePlan(result);
-    countFlops(forwardOpIdBound, result);
+    countFlops(state_.forwardOpIdBound, result);
     if (!options_.finalPipeline.empty())
       REMAT_RETURN_IF_ERROR(runFinalPipeline());
     MemoryProfile memory = simulateMemory(graph_);
@@ -170,7 +174,7 @@ public:
     if (report_.flopsRecompute > 0 &&
         report_.peakBytesAfter >= report_.peakBytesBefore)
       report_.warnings.push_back(fmt::format(
-          "strategy {} recomputes {} but saves no memory: the peak is {} "
+          "planner {} recomputes {} but saves no memory: the peak is {} "
           "(plain autodiff: {})",
           report_.strategy, report_.formatCost(report_.flopsRecompute),
           formatBytes(report_.peakBytesAfter),
@@ -178,47 +182,68 @@ public:
     return absl::OkStatus();
   }
 
-  /// Differentiates the graph in place; returns its forward op id bound.
-  absl::StatusOr<unsigned> differentiateGraph() {
-    unsigned forwardOpIdBound = graph_.opIdBound();
-    REMAT_RETURN_IF_ERROR(timed("autodiff", [&]() -> absl::StatusOr<bool> {
-      REMAT_ASSIGN_OR_RETURN(AutodiffResult gradients,
-                             differentiate(graph_, options_.autodiff));
-      // The gradients may take the byte total past int64, which planners
-      // sum before the graph is verified: the error names the value.
-      REMAT_RETURN_IF_ERROR(verifyByteTotal(graph_));
-      if (options_.measuredCosts) {
-        REMAT_ASSIGN_OR_RETURN(
-            report_.measuredCosts,
-            applyMeasuredCosts(graph_, *options_.measuredCosts));
-      }
-      return gradients.numOpsAdded > 0;
-    }));
-    REMAT_RETURN_IF_ERROR(verifyEach());
-    return forwardOpIdBound;
+  /// Differentiates the graph in place (the `autodiff` step alone).
+  absl::Status differentiateGraph() {
+    PassManager pm = passManager();
+    pm.addPass(createAutodiffStep(state_, steps_));
+    return runSteps(pm);
   }
 
-  /// Runs `planner` on `graph`.
-  static absl::StatusOr<RematPlan>
-  planOn(Planner &planner, const Graph &graph, unsigned forwardOpIdBound,
-         const TrainingOptions &options, std::optional<int64_t> budgetBytes) {
-    PlanningProblem problem;
-    problem.graph = &graph;
-    problem.forwardOpIdBound = forwardOpIdBound;
-    problem.budgetBytes = budgetBytes;
-    problem.onProgress = options.onProgress;
-    return planner.plan(problem);
-  }
+  unsigned forwardOpIdBound() const { return state_.forwardOpIdBound; }
 
 private:
+  /// A pass manager for steps, verifying after each with `verifyEach`.
+  PassManager passManager() const {
+    PassManager pm;
+    pm.enableVerifier(options_.verifyEach);
+    return pm;
+  }
+
+  /// Runs `pm`'s steps on the graph and adds their timings to the report.
+  absl::Status runSteps(PassManager &pm) {
+    REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph_));
+    for (const ReportPassTime &timing : reportPassTimes(result))
+      addTiming(timing);
+    return absl::OkStatus();
+  }
+
+  void addTiming(const ReportPassTime &timing) {
+    report_.timings.push_back(timing);
+    report_.passSeconds += timing.seconds;
+  }
+
+  /// `verify`: the verifier, or only its place in the timings when the
+  /// build is verified later (`verifyBuild`).
+  static std::unique_ptr<Pass> createVerifyStep(bool verifyNow) {
+    class VerifyStep : public Pass {
+    public:
+      explicit VerifyStep(bool now) : now_(now) {}
+      llvm::StringRef argument() const override { return "verify"; }
+      llvm::StringRef summary() const override {
+        return "Verifies the training graph";
+      }
+      absl::StatusOr<bool> run(Graph &graph) override {
+        if (now_)
+          REMAT_RETURN_IF_ERROR(verify(graph));
+        return false;
+      }
+
+    private:
+      bool now_;
+    };
+    return std::make_unique<VerifyStep>(verifyNow);
+  }
+
   /// `plan`, made on the base graph, with its ops and values those of the
   /// copy, which has the same ids (`Graph::CloneIds::Keep`).
   RematPlan carryPlan(const RematPlan &plan) const {
-    std::vector<Op *> opById = opsById();
+    std::vector<Op *> opById(graph_.opIdBound(), nullptr);
     std::vector<Value *> valueById(graph_.valueIdBound(), nullptr);
-    for (Op &op : graph_.ops())
+    for (Op &op : graph_.ops()) {
+      opById[op.id()] = &op;
       for (Value *result : op.results())
         valueById[result->id()] = result;
+    }
     RematPlan carried = plan;
     for (Value *&kept : carried.kept)
       kept = valueById[kept->id()];
@@ -231,70 +256,15 @@ private:
     return carried;
   }
 
-  /// The copy's ops by id (null for ids no op has).
-  std::vector<Op *> opsById() const {
-    std::vector<Op *> byId(graph_.opIdBound(), nullptr);
-    for (Op &op : graph_.ops())
-      byId[op.id()] = &op;
-    return byId;
-  }
-
-  /// Runs `fn`, which says whether it changed the graph, as the report's
-  /// step `pass`.
-  template <typename Fn> absl::Status timed(llvm::StringRef pass, Fn &&fn) {
-    Stopwatch stopwatch;
-    absl::StatusOr<bool> changed = fn();
-    double seconds = stopwatch.seconds();
-    report_.timings.push_back(
-        {pass.str(), seconds, changed.ok() && *changed});
-    report_.passSeconds += seconds;
-    return changed.status();
-  }
-
-  absl::StatusOr<ScheduleResult> schedule() {
-    ScheduleResult result;
-    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::StatusOr<bool> {
-      REMAT_ASSIGN_OR_RETURN(result, scheduleForMemory(graph_));
-      return result.opsMoved > 0;
-    }));
-    REMAT_RETURN_IF_ERROR(verifyEach());
-    return result;
-  }
-
-  /// Puts the copy of the base graph in plain autodiff's schedule, which
-  /// the base computed once: the `schedule` step of every build.
-  absl::StatusOr<ScheduleResult> applyPlainSchedule() {
-    REMAT_RETURN_IF_ERROR(timed("schedule", [&]() -> absl::StatusOr<bool> {
-      std::vector<Op *> byId = opsById();
-      std::vector<Op *> order;
-      order.reserve(base_->plainOrder.size());
-      for (unsigned id : base_->plainOrder)
-        order.push_back(byId[id]);
-      graph_.setSchedule(order);
-      return base_->plainSchedule.opsMoved > 0;
-    }));
-    REMAT_RETURN_IF_ERROR(verifyEach());
-    return base_->plainSchedule;
-  }
-
   /// Runs `finalPipeline` and profiles the devices of its result.
   absl::Status runFinalPipeline() {
-    PassManager pm;
-    pm.enableVerifier(options_.verifyEach);
+    PassManager pm = passManager();
     REMAT_RETURN_IF_ERROR(parsePassPipeline(options_.finalPipeline, pm));
-    REMAT_ASSIGN_OR_RETURN(PipelineResult result, pm.run(graph_));
-    for (ReportPassTime &timing : reportPassTimes(result)) {
-      report_.passSeconds += timing.seconds;
-      report_.timings.push_back(std::move(timing));
-    }
+    REMAT_RETURN_IF_ERROR(runSteps(pm));
     REMAT_RETURN_IF_ERROR(verify(graph_));
     REMAT_ASSIGN_OR_RETURN(Placement placement, computePlacement(graph_));
     report_.devices = profileDevices(graph_, placement);
     return absl::OkStatus();
-  }
-
-  absl::Status verifyEach() {
-    return options_.verifyEach ? verify(graph_) : absl::OkStatus();
   }
 
   void describePlan(const RecomputeResult &result) {
@@ -328,11 +298,11 @@ private:
 
   Graph &graph_;
   const TrainingOptions &options_;
-  std::optional<int64_t> budgetBytes_;
+  const BuildRequest &request_;
   TrainingReport &report_;
   const DifferentiatedGraph *base_;
-  bool verifyResult_;
-  const BasePlan *given_;
+  RecomputeStepOptions steps_;
+  RecomputeState state_;
   bool verified_ = false;
 };
 
@@ -344,8 +314,9 @@ buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,
   TrainingReport report;
   report.graph = graph.name().str();
   report.opsBefore = countComputeOps(graph);
-  REMAT_RETURN_IF_ERROR(
-      TrainingRun(graph, options, budgetBytes, report).run());
+  BuildRequest request;
+  request.budgetBytes = budgetBytes;
+  REMAT_RETURN_IF_ERROR(TrainingRun(graph, options, request, report).run());
   return report;
 }
 
@@ -373,9 +344,9 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
   base.graph = &graph;
   base.opsBefore = countComputeOps(graph);
   TrainingReport report;
-  REMAT_ASSIGN_OR_RETURN(
-      base.forwardOpIdBound,
-      TrainingRun(graph, options, std::nullopt, report).differentiateGraph());
+  TrainingRun run(graph, options, BuildRequest(), report);
+  REMAT_RETURN_IF_ERROR(run.differentiateGraph());
+  base.forwardOpIdBound = run.forwardOpIdBound();
   base.autodiffTime = report.timings.front();
   base.measuredCosts = report.measuredCosts;
   REMAT_ASSIGN_OR_RETURN(MemorySchedule plain, memorySchedule(graph));
@@ -406,25 +377,21 @@ absl::StatusOr<BasePlan> planDifferentiated(const DifferentiatedGraph &base,
   BasePlan result;
   Stopwatch stopwatch;
   REMAT_ASSIGN_OR_RETURN(result.plan,
-                         TrainingRun::planOn(planner, *base.graph,
-                                             base.forwardOpIdBound, options,
-                                             budgetBytes));
+                         planGraph(planner, *base.graph, base.forwardOpIdBound,
+                                   stepOptions(options, budgetBytes)));
   result.time = {"plan", stopwatch.seconds(), false};
   return result;
 }
 
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
-                        const TrainingOptions &options,
-                        std::optional<int64_t> budgetBytes, bool verify,
-                        const BasePlan *plan, std::unique_ptr<Graph> copy) {
+                        const TrainingOptions &options, BuildRequest request) {
   TrainingBuild build;
-  build.graph =
-      copy ? std::move(copy) : base.graph->clone(Graph::CloneIds::Keep);
+  build.graph = request.copy ? std::move(request.copy)
+                             : base.graph->clone(Graph::CloneIds::Keep);
   build.report.graph = build.graph->name().str();
   build.report.opsBefore = base.opsBefore;
-  TrainingRun run(*build.graph, options, budgetBytes, build.report, &base,
-                  verify, plan);
+  TrainingRun run(*build.graph, options, request, build.report, &base);
   REMAT_RETURN_IF_ERROR(run.run());
   build.verified = run.verified();
   return build;

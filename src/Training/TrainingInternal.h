@@ -83,17 +83,28 @@ absl::StatusOr<BasePlan> planDifferentiated(const DifferentiatedGraph &base,
                                             std::optional<int64_t> budgetBytes,
                                             Planner &planner);
 
+/// How one plan of a differentiated graph is built.
+struct BuildRequest {
+  /// Told to the planner: the budget resolved to bytes.
+  std::optional<int64_t> budgetBytes;
+  /// Runs the final verifier; else `verifyBuild` does, later (a search
+  /// verifies only the build it returns), and its step stays in the
+  /// report's timings.
+  bool verify = true;
+  /// A plan made by `planDifferentiated` with the same options and budget,
+  /// built instead of planning again.
+  const BasePlan *plan = nullptr;
+  /// The copy of the differentiated graph to build on
+  /// (`Graph::CloneIds::Keep`), made beforehand.
+  std::unique_ptr<Graph> copy;
+};
+
 /// Builds `options.strategy`'s training graph on a copy of `base.graph`,
-/// as `buildTrainingGraphAsGiven` would from the forward graph; with `plan`
-/// (made by `planDifferentiated` with the same options and budget), that
-/// plan instead of planning again. Unless `verify`, the final verifier is
-/// left to `verifyBuild` (a search verifies only the build it returns); its
-/// step stays in the report's timings. `copy`, when given, is the copy of
-/// `base.graph` to build on (`Graph::CloneIds::Keep`), made beforehand.
-absl::StatusOr<TrainingBuild> buildFromDifferentiated(
-    const DifferentiatedGraph &base, const TrainingOptions &options,
-    std::optional<int64_t> budgetBytes = std::nullopt, bool verify = true,
-    const BasePlan *plan = nullptr, std::unique_ptr<Graph> copy = nullptr);
+/// as `buildTrainingGraphAsGiven` would from the forward graph.
+absl::StatusOr<TrainingBuild>
+buildFromDifferentiated(const DifferentiatedGraph &base,
+                        const TrainingOptions &options,
+                        BuildRequest request = {});
 
 /// Runs the verifier a build left out, timed as its report's `verify` step.
 absl::Status verifyBuild(TrainingBuild &build);

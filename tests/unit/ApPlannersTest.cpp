@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Problem/GraphProblem.h"
 
 #include "remat/Analysis/Cost.h"
 #include "MeasuredTraining.h"
@@ -150,7 +150,7 @@ TEST(ApPlannersTest, TheIlpIsNeverCostlierThanItsWarmStart) {
   for (int64_t budget : {16000, 14500}) {
     SCOPED_TRACE(budget);
     Differentiated training = differentiated(*forward, budget);
-    ilp::GraphProblem graph = ilp::buildGraphProblem(training.problem);
+    problem::GraphProblem graph = problem::buildGraphProblem(training.problem);
     graph.problem.budgetBytes = budget;
     absl::StatusOr<std::optional<std::pair<chain::BaselineSchedule, const char *>>>
         start = chain::bestBaselineSchedule(graph.problem);
@@ -182,8 +182,8 @@ TEST(ApPlannersTest, TheIlpIsNeverCostlierThanItsWarmStart) {
         << progress[1];
     EXPECT_LE(warmCost, startCost);
     EXPECT_LE(recomputeFlops(*ilp), warmCost);
-    ilp::GraphProblem scheduled =
-        ilp::buildGraphProblem(training.problem, ilp::GraphModel::Scheduled);
+    problem::GraphProblem scheduled =
+        problem::buildGraphProblem(training.problem, problem::GraphModel::Scheduled);
     scheduled.problem.budgetBytes = budget;
     training.problem.onProgress = nullptr;
     for (const char *planner :
@@ -192,12 +192,12 @@ TEST(ApPlannersTest, TheIlpIsNeverCostlierThanItsWarmStart) {
           planRematerialization(training.problem, planner);
       ASSERT_TRUE(plan.ok()) << planner << ": " << plan.status();
       ASSERT_TRUE(plan->schedule.has_value()) << planner;
-      std::optional<ilp::RematSchedule> schedule =
-          ilp::scheduleOfSteps(scheduled, *plan->schedule);
+      std::optional<problem::RematSchedule> schedule =
+          problem::scheduleOfSteps(scheduled, *plan->schedule);
       if (!schedule)
         continue;
-      absl::StatusOr<ilp::ScheduleCost> cost =
-          ilp::checkSchedule(scheduled.problem, *schedule);
+      absl::StatusOr<problem::ScheduleCost> cost =
+          problem::checkSchedule(scheduled.problem, *schedule);
       if (cost.ok()) {
         ++fittingStepPlans;
         EXPECT_LE(warmCost, cost->recomputeCost) << planner;
@@ -216,7 +216,7 @@ TEST(ApPlannersTest, TheIlpIsNeverCostlierThanItsWarmStart) {
     EXPECT_NE(stopped->status, ilp::IlpStatusKind::Infeasible);
     EXPECT_NE(stopped->status, ilp::IlpStatusKind::NoSolution);
     EXPECT_LE(stopped->cost.recomputeCost, startCost);
-    EXPECT_TRUE(ilp::checkSchedule(graph.problem, stopped->schedule).ok());
+    EXPECT_TRUE(problem::checkSchedule(graph.problem, stopped->schedule).ok());
 
     // The baseline planner realises the same start.
     absl::StatusOr<RematPlan> baseline =

@@ -211,7 +211,7 @@ TEST(BaselinePlannersTest, XlaNeedsABudgetAndTakesOnlyAnOrder) {
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().message(),
-            "strategy 'xla' needs a budget (--budget=SIZE)");
+            "planner 'xla' needs a budget (--budget=SIZE)");
   for (const char *text : {"xla=1", "xla=scheduled,emitted", "mincut=2"}) {
     absl::StatusOr<std::unique_ptr<Planner>> planner =
         PlannerRegistry::global().create(text);

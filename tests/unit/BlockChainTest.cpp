@@ -44,7 +44,7 @@ constexpr const char *kResidual = R"(graph @res {
 struct Fixture {
   std::unique_ptr<Graph> graph;
   PlanningProblem planning;
-  ilp::GraphProblem problem;
+  problem::GraphProblem problem;
 };
 
 /// A matmul-sin layer of f32[64, 16] activations (4 KiB), then one of
@@ -71,7 +71,7 @@ Fixture differentiated(const char *text = kResidual) {
   fixture.planning.graph = fixture.graph.get();
   fixture.planning.forwardOpIdBound = fixture.graph->opIdBound();
   EXPECT_TRUE(differentiate(*fixture.graph).ok());
-  fixture.problem = ilp::buildGraphProblem(fixture.planning);
+  fixture.problem = problem::buildGraphProblem(fixture.planning);
   return fixture;
 }
 
@@ -85,7 +85,7 @@ std::vector<const Value *> gradientOutputs(const Fixture &fixture) {
 }
 
 /// The name of the first operand of the op of graph-problem node `node`.
-std::string operandOf(const ilp::GraphProblem &problem, int node) {
+std::string operandOf(const problem::GraphProblem &problem, int node) {
   return problem.ops[node].front()->operand(0)->name().str();
 }
 

@@ -345,7 +345,7 @@ TEST(BudgetTest, PlannersForOneBudgetNeedOne) {
         buildTrainingGraph(*forward, options);
     ASSERT_FALSE(report.ok());
     EXPECT_EQ(report.status().message(),
-              "strategy '" + planner + "' needs a budget (--budget=SIZE)");
+              "planner '" + planner + "' needs a budget (--budget=SIZE)");
   }
 }
 

@@ -8,7 +8,7 @@
 /// The chain DP's optimum against hand-derived optima, the Checkmate MILP on
 /// the chain's DAG, and an exhaustive search over every order of
 /// computations and frees written here; every DP schedule through
-/// `ilp::checkSchedule`.
+/// `problem::checkSchedule`.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -43,12 +43,12 @@ ChainResult solve(const ChainProblem &problem, DpOptions options = {}) {
   if (!result.ok())
     return {};
   if (result->status == ChainStatusKind::Optimal) {
-    absl::StatusOr<ilp::RematSchedule> rs =
+    absl::StatusOr<problem::RematSchedule> rs =
         toRematSchedule(problem, result->schedule);
     EXPECT_TRUE(rs.ok()) << rs.status();
     if (rs.ok()) {
-      absl::StatusOr<ilp::ScheduleCost> cost =
-          ilp::checkSchedule(toRematProblem(problem), *rs);
+      absl::StatusOr<problem::ScheduleCost> cost =
+          problem::checkSchedule(toRematProblem(problem), *rs);
       EXPECT_TRUE(cost.ok()) << cost.status();
       if (cost.ok()) {
         EXPECT_EQ(cost->cost, result->cost.cost);
@@ -76,12 +76,12 @@ int forwardRuns(const ChainSchedule &schedule, int stage) {
 /// any time, but for frees that leave no way to finish (below). nullopt
 /// when nothing fits.
 std::optional<int64_t> pebbleOptimum(const ChainProblem &chain) {
-  ilp::RematProblem dag = toRematProblem(chain);
+  problem::RematProblem dag = toRematProblem(chain);
   int n = int(dag.nodes.size());
   EXPECT_LE(n, 26);
   // Backwards and parameter gradients' nodes, made once each, in order.
   int numBackward = int(llvm::count_if(
-      dag.nodes, [](const ilp::RematNode &node) { return node.backward; }));
+      dag.nodes, [](const problem::RematNode &node) { return node.backward; }));
   std::vector<uint32_t> deps(n, 0);
   for (int k = 0; k < n; ++k)
     for (int dep : dag.nodes[k].deps)
@@ -172,16 +172,16 @@ ChainProblem randomChainWithParamGradients(std::mt19937 &rng, int numStages) {
 /// infeasible) to the peak of keeping everything (certainly feasible): both
 /// bounds computed on the DAG, without the DP.
 std::vector<int64_t> budgetsToTry(const ChainProblem &chain, int count) {
-  ilp::RematProblem dag = toRematProblem(chain);
+  problem::RematProblem dag = toRematProblem(chain);
   int64_t smallest = 0;
-  for (const ilp::RematNode &node : dag.nodes) {
+  for (const problem::RematNode &node : dag.nodes) {
     int64_t need = dag.constantBytes + node.bytes;
     for (int dep : node.deps)
       need += dag.nodes[dep].bytes;
     smallest = std::max(smallest, need);
   }
-  absl::StatusOr<ilp::ScheduleCost> keepAll =
-      ilp::evaluateSchedule(dag, ilp::keepAllSchedule(dag));
+  absl::StatusOr<problem::ScheduleCost> keepAll =
+      problem::evaluateSchedule(dag, problem::keepAllSchedule(dag));
   EXPECT_TRUE(keepAll.ok()) << keepAll.status();
   std::vector<int64_t> budgets = {smallest - 1};
   for (int i = 0; i < count; ++i)
@@ -384,7 +384,7 @@ TEST(ChainDpTest, KnownGap) {
 
 /// The MILP's optimum on the chain's DAG, with a generous time limit.
 ilp::IlpResult solveIlp(const ChainProblem &problem,
-                        std::optional<ilp::RematSchedule> warmStart = {}) {
+                        std::optional<problem::RematSchedule> warmStart = {}) {
   ilp::IlpOptions options;
   options.timeLimitSeconds = 60;
   options.warmStart = std::move(warmStart);
@@ -443,7 +443,7 @@ TEST(ChainDpTest, IlpProvesTenStageOptimum) {
   ChainResult result = solve(problem);
   ASSERT_EQ(result.status, ChainStatusKind::Optimal);
   EXPECT_GT(result.cost.recomputeCost, 0);
-  absl::StatusOr<ilp::RematSchedule> start =
+  absl::StatusOr<problem::RematSchedule> start =
       toRematSchedule(problem, result.schedule);
   ASSERT_TRUE(start.ok()) << start.status();
   ilp::IlpResult expected = solveIlp(problem, *start);
@@ -619,9 +619,9 @@ TEST(ChainDpTest, CheckerReportsBrokenSchedules) {
 // but the last is a cut. With a skip edge 0 -> 3 (as a residual block),
 // nodes 1 and 2 are not.
 TEST(ChainDpTest, CutNodes) {
-  ilp::RematProblem chain = toRematProblem(uniformChain(3));
+  problem::RematProblem chain = toRematProblem(uniformChain(3));
   EXPECT_EQ(cutNodes(chain), (std::vector<int>{0, 1, 2, 3}));
-  ilp::RematProblem skip;
+  problem::RematProblem skip;
   skip.nodes = {{1, 1, {}, false},     {1, 1, {0}, false},
                 {1, 1, {1}, false},    {1, 1, {2, 0}, false},
                 {1, 1, {3}, false},    {1, 1, {4, 3}, true},
@@ -636,9 +636,9 @@ TEST(ChainDpTest, CutNodes) {
 TEST(ChainDpTest, SegmentScheduleRecomputesEachSegmentOnce) {
   ChainProblem chain = uniformChain(4);
   chain.budgetBytes = 100;
-  ilp::RematProblem dag = toRematProblem(chain);
-  ilp::RematSchedule schedule = segmentSchedule(dag, {3});
-  absl::StatusOr<ilp::ScheduleCost> cost = ilp::checkSchedule(dag, schedule);
+  problem::RematProblem dag = toRematProblem(chain);
+  problem::RematSchedule schedule = segmentSchedule(dag, {3});
+  absl::StatusOr<problem::ScheduleCost> cost = problem::checkSchedule(dag, schedule);
   ASSERT_TRUE(cost.ok()) << cost.status();
   EXPECT_EQ(cost->cost, 10);
   EXPECT_EQ(schedule.compute[9].count(), 4u);
@@ -653,15 +653,15 @@ TEST(ChainDpTest, ApBaselinesAreValidAndNeverBeatTheDp) {
   int compared = 0, dpBetter = 0, greedyFits = 0;
   for (int trial = 0; trial < 12; ++trial) {
     ChainProblem chain = randomChain(rng, 4 + trial);
-    ilp::RematProblem dag = toRematProblem(chain);
+    problem::RematProblem dag = toRematProblem(chain);
     dag.budgetBytes = INT64_MAX / 2;
     std::vector<std::vector<int>> plans = {sqrtnCheckpoints(dag), {},
                                            cutNodes(dag)};
     for (int64_t parameter : {4, 10, 20, 40})
       plans.push_back(greedyCheckpoints(dag, parameter));
     for (const std::vector<int> &checkpoints : plans) {
-      absl::StatusOr<ilp::ScheduleCost> cost =
-          ilp::checkSchedule(dag, segmentSchedule(dag, checkpoints));
+      absl::StatusOr<problem::ScheduleCost> cost =
+          problem::checkSchedule(dag, segmentSchedule(dag, checkpoints));
       ASSERT_TRUE(cost.ok()) << cost.status();
       chain.budgetBytes = cost->peakBytes;
       ChainResult result = solve(chain);

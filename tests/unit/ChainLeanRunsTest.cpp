@@ -314,7 +314,7 @@ TEST(ChainLeanRunsTest, RandomChainsWithLateRunsAgainstExhaustiveSearch) {
 // Late, with the output read by no backward, nothing is kept or computed;
 // with it read, the late run is the run.
 TEST(ChainLeanRunsTest, FootprintsOfALayer) {
-  ilp::RematProblem problem;
+  problem::RematProblem problem;
   problem.nodes = {{100, 4, {}, false}, {1, 4, {0}, false}, {1, 4, {1}, false}};
   std::vector<char> kept = {0, 0, 1};
   auto same = [](const RunFootprint &a, const RunFootprint &b) {
@@ -352,7 +352,7 @@ TEST(ChainLeanRunsTest, FootprintsOfALayer) {
 //   the forward pass: 8 bytes.
 // - every 2nd and cheap keeps what every 3rd keeps: merged.
 TEST(ChainLeanRunsTest, RunsOfAHandMadeStage) {
-  ilp::RematProblem problem;
+  problem::RematProblem problem;
   auto node = [&](int64_t cost, int64_t bytes, std::vector<int> deps,
                   bool backward) {
     problem.nodes.push_back({cost, bytes, std::move(deps), backward});

@@ -90,23 +90,23 @@ TEST(CheckpointsParseTest, Spellings) {
 
 TEST(CheckpointsParseTest, Errors) {
   EXPECT_EQ(parseError("fast"),
-            "unknown strategy 'fast' (known: none, all, collection, "
+            "unknown planner 'fast' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
             "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
   EXPECT_EQ(parseError(""),
-            "unknown strategy '' (known: none, all, collection, "
+            "unknown planner '' (known: none, all, collection, "
             "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
             "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
             "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
   EXPECT_EQ(parseError("names"),
-            "strategy 'names' needs a list: names=SUBSTR,...");
+            "planner 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),
-            "strategy 'names' has an empty item in 'names='");
+            "planner 'names' has an empty item in 'names='");
   EXPECT_EQ(parseError("regions=a,,b"),
-            "strategy 'regions' has an empty item in 'regions=a,,b'");
+            "planner 'regions' has an empty item in 'regions=a,,b'");
   EXPECT_EQ(parseError("speed=conv"),
-            "strategy 'speed' takes no list, got 'speed=conv'");
+            "planner 'speed' takes no list, got 'speed=conv'");
 }
 
 //===----------------------------------------------------------------------===//
@@ -194,7 +194,7 @@ TEST(CheckpointsTest, Names) {
 TEST(CheckpointsTest, NamesThatMatchNothing) {
   std::unique_ptr<Graph> graph = parse(kNamesGraph);
   EXPECT_EQ(errorOf(*graph, "names=conv,attn"),
-            "strategy 'names': 'attn' matches no value");
+            "planner 'names': 'attn' matches no value");
 }
 
 TEST(CheckpointsTest, Speed) {
@@ -279,7 +279,7 @@ TEST(CheckpointsTest, MemoryWithoutBottleneck) {
 }
 )");
   EXPECT_EQ(errorOf(*graph, "memory"),
-            "strategy 'memory' found no bottleneck tensor; name checkpoints "
+            "planner 'memory' found no bottleneck tensor; name checkpoints "
             "with --strategy=names=..., or use --strategy=speed or "
             "--strategy=sqrtn");
 }
@@ -387,10 +387,10 @@ TEST(CheckpointsTest, GivenRegions) {
 TEST(CheckpointsTest, RegionThatTagsNoOp) {
   std::unique_ptr<Graph> graph = parse(kRegionsGraph);
   EXPECT_EQ(errorOf(*graph, "regions=head,tail"),
-            "strategy 'regions': no op is in region 'tail'");
+            "planner 'regions': no op is in region 'tail'");
   // Paths nest by '/' components, not by characters.
   EXPECT_EQ(errorOf(*graph, "regions=bl"),
-            "strategy 'regions': no op is in region 'bl'");
+            "planner 'regions': no op is in region 'bl'");
 }
 
 TEST(CheckpointsTest, OverlappingRegions) {
@@ -568,7 +568,7 @@ graph @chain {
   EXPECT_EQ(kept(*graph, "sqrtn"), kept(*graph, "sqrtn=2"));
   for (const char *bad : {"sqrtn=0", "sqrtn=-1", "sqrtn=two", "sqrtn=1,2"})
     EXPECT_EQ(errorOf(*graph, bad),
-              fmt::format("strategy 'sqrtn' takes one segment count of at "
+              fmt::format("planner 'sqrtn' takes one segment count of at "
                           "least 1, got '{}'",
                           bad));
 }

@@ -16,7 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Planning/ApBaselines.h"
-#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Problem/GraphProblem.h"
 
 #include "MeasuredTraining.h"
 #include "SmallZooModels.h"
@@ -41,7 +41,7 @@ struct DifferentiatedModel {
   std::unique_ptr<Graph> forward;
   std::unique_ptr<Graph> training;
   PlanningProblem planning;
-  ilp::GraphProblem graph;
+  problem::GraphProblem graph;
 };
 
 std::optional<DifferentiatedModel>
@@ -59,7 +59,7 @@ differentiatedModel(const std::string &name, const ZooOptions &options) {
     return std::nullopt;
   model.planning.graph = model.training.get();
   model.graph =
-      ilp::buildGraphProblem(model.planning, ilp::GraphModel::Scheduled);
+      problem::buildGraphProblem(model.planning, problem::GraphModel::Scheduled);
   return model;
 }
 
@@ -78,9 +78,9 @@ std::vector<DifferentiatedModel> differentiatedExecutableModels() {
 TEST(IlpGraphProblemTest, KeepingEverythingCostsThePlainGraphsPeak) {
   for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
     SCOPED_TRACE(model.name);
-    const ilp::GraphProblem &graph = model.graph;
-    absl::StatusOr<ilp::ScheduleCost> modelled = ilp::evaluateSchedule(
-        graph.problem, ilp::keepAllSchedule(graph.problem));
+    const problem::GraphProblem &graph = model.graph;
+    absl::StatusOr<problem::ScheduleCost> modelled = problem::evaluateSchedule(
+        graph.problem, problem::keepAllSchedule(graph.problem));
     ASSERT_TRUE(modelled.ok()) << modelled.status();
 
     std::unique_ptr<Graph> plain = model.training->clone();
@@ -98,18 +98,18 @@ TEST(IlpGraphProblemTest, StepsMapBackToTheirSchedule) {
   int recomputing = 0;
   for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
     SCOPED_TRACE(model.name);
-    const ilp::GraphProblem &graph = model.graph;
+    const problem::GraphProblem &graph = model.graph;
     absl::StatusOr<chain::BaselineSchedule> sqrtn =
         chain::sqrtnSchedule(graph.problem);
     ASSERT_TRUE(sqrtn.ok()) << sqrtn.status();
-    std::vector<RecomputeStep> steps = ilp::stepsOf(graph, sqrtn->schedule);
+    std::vector<RecomputeStep> steps = problem::stepsOf(graph, sqrtn->schedule);
     recomputing += !steps.empty();
 
-    std::optional<ilp::RematSchedule> back = ilp::scheduleOfSteps(graph, steps);
+    std::optional<problem::RematSchedule> back = problem::scheduleOfSteps(graph, steps);
     ASSERT_TRUE(back.has_value());
     EXPECT_EQ(back->compute, sqrtn->schedule.compute);
-    absl::StatusOr<ilp::ScheduleCost> cost =
-        ilp::evaluateSchedule(graph.problem, *back);
+    absl::StatusOr<problem::ScheduleCost> cost =
+        problem::evaluateSchedule(graph.problem, *back);
     ASSERT_TRUE(cost.ok()) << cost.status();
     EXPECT_EQ(cost->cost, sqrtn->cost.cost);
     EXPECT_LE(cost->peakBytes, sqrtn->cost.peakBytes);
@@ -141,12 +141,12 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
   std::mt19937 rng(11);
   for (const DifferentiatedModel &model : differentiatedExecutableModels()) {
     SCOPED_TRACE(model.name);
-    const ilp::GraphProblem &graph = model.graph;
+    const problem::GraphProblem &graph = model.graph;
     int n = int(graph.problem.nodes.size());
-    int numForward = ilp::numForward(graph.problem);
+    int numForward = problem::numForward(graph.problem);
     for (int trial = 0; trial < 4; ++trial) {
       SCOPED_TRACE(trial);
-      ilp::RematSchedule schedule = ilp::RematSchedule::empty(n);
+      problem::RematSchedule schedule = problem::RematSchedule::empty(n);
       for (int t = 0; t < n; ++t) {
         schedule.compute[t].set(t);
         if (graph.ops[t].empty())
@@ -155,12 +155,12 @@ TEST(IlpGraphProblemTest, RandomSchedulesBuildWithinTheirModelledPeak) {
           if (rng() % 10 == 0)
             schedule.compute[t].set(i);
       }
-      ilp::keepUntilRead(graph.problem, schedule);
-      absl::StatusOr<ilp::ScheduleCost> modelled =
-          ilp::evaluateSchedule(graph.problem, schedule);
+      problem::keepUntilRead(graph.problem, schedule);
+      absl::StatusOr<problem::ScheduleCost> modelled =
+          problem::evaluateSchedule(graph.problem, schedule);
       ASSERT_TRUE(modelled.ok()) << modelled.status();
       std::optional<MeasuredTraining> built = measureTraining(
-          *model.forward, scheduleSpelling(ilp::stepsOf(graph, schedule)),
+          *model.forward, scheduleSpelling(problem::stepsOf(graph, schedule)),
           "100%", 3);
       ASSERT_TRUE(built.has_value());
       EXPECT_GT(built->report.flopsRecompute, 0);
@@ -178,22 +178,22 @@ TEST(IlpGraphProblemTest, StepsThatNoScheduleHoldsDoNotMap) {
   std::optional<DifferentiatedModel> model = differentiatedModel(
       "mlp", {{"layers", "2"}, {"width", "8"}, {"batch", "4"}, {"input", "4"}});
   ASSERT_TRUE(model.has_value());
-  const ilp::GraphProblem &graph = model->graph;
+  const problem::GraphProblem &graph = model->graph;
   int n = int(graph.problem.nodes.size());
-  int firstGradient = ilp::numForward(graph.problem);
+  int firstGradient = problem::numForward(graph.problem);
   ASSERT_LT(firstGradient + 1, n - 1);
   Op *gradient = graph.ops[firstGradient].front();
   Op *laterGradient = graph.ops[firstGradient + 1].front();
   Op *firstForward = graph.ops[0].front();
-  EXPECT_TRUE(ilp::scheduleOfSteps(graph, {{laterGradient, {firstForward}}}));
-  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{laterGradient, {gradient}}}));
-  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{firstForward, {firstForward}}}));
+  EXPECT_TRUE(problem::scheduleOfSteps(graph, {{laterGradient, {firstForward}}}));
+  EXPECT_FALSE(problem::scheduleOfSteps(graph, {{laterGradient, {gradient}}}));
+  EXPECT_FALSE(problem::scheduleOfSteps(graph, {{firstForward, {firstForward}}}));
   Op *param = nullptr;
   for (Op &op : model->training->ops())
     if (op.numOperands() == 0 && !param)
       param = &op;
   ASSERT_TRUE(param);
-  EXPECT_FALSE(ilp::scheduleOfSteps(graph, {{param, {firstForward}}}));
+  EXPECT_FALSE(problem::scheduleOfSteps(graph, {{param, {firstForward}}}));
 }
 
 } // namespace

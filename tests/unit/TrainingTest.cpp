@@ -81,7 +81,7 @@ TEST(TrainingTest, UnknownStrategy) {
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()),
-              HasSubstr("unknown strategy 'sideways' (known: none, all, "));
+              HasSubstr("unknown planner 'sideways' (known: none, all, "));
   EXPECT_EQ(graph->outputs().size(), 1u);
 }
 

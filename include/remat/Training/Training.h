@@ -38,8 +38,9 @@ class PlannerRegistry;
 inline constexpr llvm::StringLiteral kAutoStrategy = "auto";
 
 struct TrainingOptions {
-  /// Which values to keep, as `Strategy::parse` reads it; `none` is plain
-  /// autodiff (docs/strategies.md).
+  /// The planner that chooses which values to keep, as
+  /// `PlannerRegistry::create` reads it; `none` is plain autodiff
+  /// (docs/planners.md).
   std::string strategy = "none";
   /// Orders recomputation with data rather than control dependencies.
   bool forceDataDependency = false;

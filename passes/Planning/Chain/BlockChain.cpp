@@ -68,7 +68,7 @@ std::vector<int> mergeBlocks(llvm::ArrayRef<int64_t> weights, int maxStages) {
 /// reader of them, and its own results until their last reader where that
 /// is in the stage, else to its end. Sums are within the problem's total,
 /// which `validateProblem` bounds.
-int64_t backwardExcess(const ilp::RematProblem &problem,
+int64_t backwardExcess(const problem::RematProblem &problem,
                        llvm::ArrayRef<int> nodes,
                        llvm::ArrayRef<int> lastReader, int64_t counted) {
   if (nodes.empty())
@@ -99,14 +99,14 @@ int64_t backwardExcess(const ilp::RematProblem &problem,
 
 } // namespace
 
-absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
+absl::StatusOr<BlockChain> buildBlockChain(const problem::GraphProblem &graph,
                                            llvm::ArrayRef<const Value *> gradientOutputs,
                                            int maxStages) {
-  const ilp::RematProblem &problem = graph.problem;
+  const problem::RematProblem &problem = graph.problem;
   // Bounds the sum of all nodes' bytes, which the walks below add up.
-  REMAT_RETURN_IF_ERROR(ilp::validateProblem(problem));
+  REMAT_RETURN_IF_ERROR(problem::validateProblem(problem));
   int numNodes = int(problem.nodes.size());
-  int numForward = ilp::numForward(problem);
+  int numForward = problem::numForward(problem);
   if (numForward == 0)
     return invalidArgument("chain: the graph has no forward op to recompute");
 
@@ -170,7 +170,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   std::vector<std::vector<int>> backwardNodes(numStages);
   int current = numStages - 1;
   for (int node = numForward; node < numNodes; ++node) {
-    const ilp::RematNode &info = problem.nodes[node];
+    const problem::RematNode &info = problem.nodes[node];
     if (graph.ops[node].empty()) {
       // The sink holding the gradient outputs.
       continue;
@@ -271,7 +271,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
   return chain;
 }
 
-std::vector<RecomputeStep> stepsOfChain(const ilp::GraphProblem &graph,
+std::vector<RecomputeStep> stepsOfChain(const problem::GraphProblem &graph,
                                         const BlockChain &chain,
                                         const ChainSchedule &schedule) {
   // Steps with the node they precede, sorted by it at the end.

@@ -20,7 +20,7 @@
 
 #include "Planning/Chain/ChainDp.h"
 #include "Planning/Chain/LeanRuns.h"
-#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Problem/GraphProblem.h"
 
 #include <vector>
 
@@ -48,7 +48,7 @@ struct BlockChain {
 /// that makes them (`paramGradientBytes`), or, made by none, as held
 /// throughout as the params are. Byte and cost totals are checked: an
 /// overflow is an error. O(nodes + edges).
-absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
+absl::StatusOr<BlockChain> buildBlockChain(const problem::GraphProblem &graph,
                                            llvm::ArrayRef<const Value *> gradientOutputs,
                                            int maxStages);
 
@@ -56,7 +56,7 @@ absl::StatusOr<BlockChain> buildBlockChain(const ilp::GraphProblem &graph,
 /// come after the first backward, each stage's ops before the first
 /// backward node of the backward that follows them, and within the backward
 /// of a stage whose last run was lean, that run's segments.
-std::vector<RecomputeStep> stepsOfChain(const ilp::GraphProblem &graph,
+std::vector<RecomputeStep> stepsOfChain(const problem::GraphProblem &graph,
                                         const BlockChain &chain,
                                         const ChainSchedule &schedule);
 

@@ -9,7 +9,7 @@
 /// budget, the dynamic program over it (Rotor style, Beaumont et al. 2019),
 /// its schedule as a sequence of operations, and the chain's training
 /// DAG and R/S schedule in the terms of the ILP core, so that
-/// `ilp::checkSchedule` can validate and measure every DP schedule.
+/// `problem::checkSchedule` can validate and measure every DP schedule.
 /// docs/planning-chain.md gives the model, the recurrence and the mapping.
 ///
 //===----------------------------------------------------------------------===//
@@ -94,7 +94,7 @@ struct ChainStage {
   std::optional<RunFootprint> late;
 };
 
-/// A chain of stages and a budget, like `ilp::RematProblem`.
+/// A chain of stages and a budget, like `problem::RematProblem`.
 struct ChainProblem {
   std::vector<ChainStage> stages;
   /// Bytes live throughout: params, the chain's input, and the parameter
@@ -143,7 +143,7 @@ struct ChainSchedule {
 /// next computation of the same value: each result freed as early as it can.
 void setLastUses(int numStages, ChainSchedule &schedule);
 
-/// What a valid schedule costs, as `ilp::ScheduleCost`.
+/// What a valid schedule costs, as `problem::ScheduleCost`.
 struct ChainCost {
   /// Sum of the costs of every op.
   int64_t cost = 0;
@@ -221,7 +221,7 @@ solveChainDpLowestPeak(const ChainProblem &problem,
 /// node; then the Backward nodes from the last stage to the first, each
 /// stage with parameter gradients preceded by a node of their bytes that
 /// the last Backward reads (so they live from there to the end).
-ilp::RematProblem toRematProblem(const ChainProblem &problem);
+problem::RematProblem toRematProblem(const ChainProblem &problem);
 
 /// The DAG node that `op` computes.
 int dagNode(int numStages, ChainOpKind kind, int stage);
@@ -232,7 +232,7 @@ int dagNode(int numStages, ChainOpKind kind, int stage);
 /// its op's stage until its last reader's. An error for lean runs and for
 /// stages whose backward does not read their output: the DAG has no node
 /// for either.
-absl::StatusOr<ilp::RematSchedule>
+absl::StatusOr<problem::RematSchedule>
 toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule);
 
 } // namespace remat::chain

@@ -7,7 +7,7 @@
 /// \file
 /// Validation of chain problems, what each op reads, and the exact cost and
 /// peak of an op sequence: the accounting the DP's recurrence follows and
-/// that `ilp::checkSchedule` confirms on the chain's DAG.
+/// that `problem::checkSchedule` confirms on the chain's DAG.
 ///
 //===----------------------------------------------------------------------===//
 

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The chain's training DAG as an `ilp::RematProblem` and an op sequence as
+/// The chain's training DAG as an `problem::RematProblem` and an op sequence as
 /// Checkmate's R and S matrices, so that the ILP core's checker validates
 /// DP schedules and the MILP solves the same problem.
 ///
@@ -46,15 +46,15 @@ struct DagLayout {
 
 } // namespace
 
-ilp::RematProblem toRematProblem(const ChainProblem &problem) {
+problem::RematProblem toRematProblem(const ChainProblem &problem) {
   int numStages = int(problem.stages.size());
   DagLayout layout(problem);
-  ilp::RematProblem dag;
+  problem::RematProblem dag;
   dag.constantBytes = problem.constantBytes;
   dag.budgetBytes = problem.budgetBytes;
   dag.nodes.resize(layout.numNodes);
   auto add = [&](ChainOpKind kind, int stage) {
-    ilp::RematNode &node =
+    problem::RematNode &node =
         dag.nodes[layout.indexOf[dagNode(numStages, kind, stage)]];
     node.cost = opCost(problem, kind, stage);
     node.bytes = opBytes(problem, kind, stage);
@@ -69,7 +69,7 @@ ilp::RematProblem toRematProblem(const ChainProblem &problem) {
     add(ChainOpKind::Backward, i);
   }
   // Parameter gradients: made once, read by the last backward to stay live.
-  ilp::RematNode &lastBackward =
+  problem::RematNode &lastBackward =
       dag.nodes[layout.indexOf[dagNode(numStages, ChainOpKind::Backward, 0)]];
   for (int i = 0; i < numStages; ++i)
     if (int index = layout.paramGradientsOf[i]; index >= 0) {
@@ -80,7 +80,7 @@ ilp::RematProblem toRematProblem(const ChainProblem &problem) {
   return dag;
 }
 
-absl::StatusOr<ilp::RematSchedule>
+absl::StatusOr<problem::RematSchedule>
 toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule) {
   REMAT_RETURN_IF_ERROR(evaluateChainSchedule(problem, schedule).status());
   int numStages = int(problem.stages.size());
@@ -150,7 +150,7 @@ toRematSchedule(const ChainProblem &problem, const ChainSchedule &schedule) {
     stageOf[k] = stage;
   }
 
-  ilp::RematSchedule result = ilp::RematSchedule::empty(numNodes);
+  problem::RematSchedule result = problem::RematSchedule::empty(numNodes);
   for (int k = 0; k < numSteps; ++k) {
     int stage = stageOf[k], node = steps[k].node;
     if (k > 0 && stageOf[k - 1] == stage && steps[k - 1].node >= node)

@@ -39,7 +39,7 @@ namespace {
 /// FLOPs per output byte up to which an op is cheap to rebuild.
 constexpr int64_t kCheapFlopsPerByte = 4;
 
-bool isExpensive(const ilp::RematNode &node) {
+bool isExpensive(const problem::RematNode &node) {
   int64_t cheapCost = 0;
   return node.bytes > 0 &&
          !llvm::MulOverflow(kCheapFlopsPerByte, node.bytes, cheapCost) &&
@@ -48,7 +48,7 @@ bool isExpensive(const ilp::RematNode &node) {
 
 /// The run keeping the saved nodes of `nodes` for which `keep` holds (and
 /// the stage's output); nullopt when it keeps every saved node.
-std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
+std::optional<LeanRun> buildRun(const problem::RematProblem &problem,
                                 llvm::ArrayRef<int> nodes,
                                 const StageValues &values,
                                 llvm::ArrayRef<char> keep, bool outputRead,
@@ -144,7 +144,7 @@ std::optional<LeanRun> buildRun(const ilp::RematProblem &problem,
 
 } // namespace
 
-RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
+RunFootprint stageRunFootprint(const problem::RematProblem &problem,
                                llvm::ArrayRef<int> nodes,
                                llvm::ArrayRef<char> kept, bool late,
                                bool outputRead) {
@@ -178,7 +178,7 @@ RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
   for (int i = 0; i < size; ++i) {
     if (!computed[i])
       continue;
-    const ilp::RematNode &node = problem.nodes[nodes[i]];
+    const problem::RematNode &node = problem.nodes[nodes[i]];
     run.cost += node.cost;
     if (keeps[i]) {
       run.savedBytes += node.bytes;
@@ -193,7 +193,7 @@ RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
   return run;
 }
 
-std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
+std::vector<LeanRun> leanRunsOfStage(const problem::RematProblem &problem,
                                      llvm::ArrayRef<int> nodes,
                                      const StageValues &values,
                                      bool outputRead) {

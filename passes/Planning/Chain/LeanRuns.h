@@ -17,7 +17,7 @@
 #define REMAT_PASSES_PLANNING_CHAIN_LEANRUNS_H
 
 #include "Planning/Chain/ChainDp.h"
-#include "Planning/Ilp/GraphProblem.h"
+#include "Planning/Problem/GraphProblem.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -58,8 +58,8 @@ struct StageValues {
 /// forward reader; late (`late`), only the kept values and what they depend
 /// on in the stage computed, and the stage's output not kept unless
 /// `outputRead` (backward i reads it). Linear in the stage's nodes and
-/// edges; `problem` passed `ilp::validateProblem`, so no sum overflows.
-RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
+/// edges; `problem` passed `problem::validateProblem`, so no sum overflows.
+RunFootprint stageRunFootprint(const problem::RematProblem &problem,
                                llvm::ArrayRef<int> nodes,
                                llvm::ArrayRef<char> kept, bool late,
                                bool outputRead);
@@ -68,7 +68,7 @@ RunFootprint stageRunFootprint(const ilp::RematProblem &problem,
 /// distinct, each keeping less than all the saved values. Linear in the
 /// stage's nodes and edges per run, but for a segment's rebuild reaching
 /// back through earlier segments' unkept values.
-std::vector<LeanRun> leanRunsOfStage(const ilp::RematProblem &problem,
+std::vector<LeanRun> leanRunsOfStage(const problem::RematProblem &problem,
                                      llvm::ArrayRef<int> nodes,
                                      const StageValues &values,
                                      bool outputRead);

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// What the files of passes/Planning/Ilp/ share and nobody else uses: the
-/// DAG's edges in both directions and the MILP's columns and rows.
+/// MILP's columns and rows.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -26,16 +26,8 @@ class OsiClpSolverInterface;
 
 namespace remat::ilp {
 
-/// The edges of a validated problem, each list sorted and without duplicates.
-struct RematDag {
-  std::vector<std::vector<int>> deps;
-  std::vector<std::vector<int>> readers;
-  /// Whether a node of index at least `t` or any forward node reads `i`: the
-  /// nodes worth keeping resident at stage `t`.
-  bool readLaterThan(int i, int t, const RematProblem &problem) const;
-};
-
-RematDag buildDag(const RematProblem &problem);
+using problem::buildDag;
+using problem::RematDag;
 
 /// The MILP's column layout. R, S and U are lower-triangular, stage-major;
 /// FREE[t][k][j] pairs the computation of k in stage t with the j-th node of

@@ -66,7 +66,7 @@ struct BoundColumns {
   std::vector<int> chainStart;
 
   BoundColumns(const RematProblem &problem, const RematDag &dag)
-      : numForward(ilp::numForward(problem)) {
+      : numForward(problem::numForward(problem)) {
     int next = 3 * numForward;
     for (int i = 0; i < numForward; ++i) {
       chains.push_back(privateChain(problem, dag, i));

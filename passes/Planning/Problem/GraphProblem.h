@@ -11,17 +11,17 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
-#define REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
+#ifndef REMAT_PASSES_PLANNING_PROBLEM_GRAPHPROBLEM_H
+#define REMAT_PASSES_PLANNING_PROBLEM_GRAPHPROBLEM_H
 
-#include "Planning/Ilp/CheckmateIlp.h"
+#include "Planning/Problem/RematProblem.h"
 
 #include "remat/Pass/Planner.h"
 
 #include <optional>
 #include <vector>
 
-namespace remat::ilp {
+namespace remat::problem {
 
 /// A training graph's ops as nodes. An op that owns storage (or has no
 /// operand of the forward pass to alias) is a node; a forward view op joins
@@ -86,6 +86,6 @@ std::vector<RecomputeStep> stepsOfCopies(const GraphProblem &graph,
 /// readers). O(nodes + edges log edges).
 std::vector<std::vector<int>> readersOf(const RematProblem &problem);
 
-} // namespace remat::ilp
+} // namespace remat::problem
 
-#endif // REMAT_PASSES_PLANNING_ILP_GRAPHPROBLEM_H
+#endif // REMAT_PASSES_PLANNING_PROBLEM_GRAPHPROBLEM_H

@@ -1,4 +1,4 @@
-//===- Strategies.h - The rule-based planners' shared internals -*- C++ -*-===//
+//===- Planners.h - What the planners share ---------------------*- C++ -*-===//
 //
 // Part of the remat project.
 //
@@ -11,8 +11,8 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#ifndef REMAT_PASSES_PLANNING_STRATEGIES_H
-#define REMAT_PASSES_PLANNING_STRATEGIES_H
+#ifndef REMAT_PASSES_PLANNING_PLANNERS_H
+#define REMAT_PASSES_PLANNING_PLANNERS_H
 
 #include "remat/Analysis/Walk.h"
 #include "remat/Pass/Planner.h"
@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-namespace remat::strategies {
+namespace remat::planners {
 
 /// The forward values a strategy may keep: float results of ops with operands
 /// on some path from an input or param to the loss, other than the loss.
@@ -87,6 +87,6 @@ void registerApPlanners(PlannerRegistry &registry);
 void registerXlaPlanner(PlannerRegistry &registry);
 void registerMinCutPlanner(PlannerRegistry &registry);
 
-} // namespace remat::strategies
+} // namespace remat::planners
 
-#endif // REMAT_PASSES_PLANNING_STRATEGIES_H
+#endif // REMAT_PASSES_PLANNING_PLANNERS_H

@@ -10,15 +10,14 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "CheckmateIlp.h"
-#include "IlpInternal.h"
+#include "Planning/Problem/RematProblem.h"
 
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/MathExtras.h"
 
-namespace remat::ilp {
+namespace remat::problem {
 
 /// An error about stage `t`, in the common wording.
 template <typename... Args>
@@ -153,4 +152,4 @@ absl::StatusOr<ScheduleCost> checkSchedule(const RematProblem &problem,
   return cost;
 }
 
-} // namespace remat::ilp
+} // namespace remat::problem

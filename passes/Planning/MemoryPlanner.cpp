@@ -1,4 +1,4 @@
-//===- MemoryStrategy.cpp - The bottleneck strategy -----------------------===//
+//===- MemoryPlanner.cpp - The memory planner -----------------------------===//
 //
 // Part of the remat project.
 //
@@ -12,7 +12,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Strategies.h"
+#include "Planners.h"
 
 #include "remat/Analysis/Bottlenecks.h"
 #include "remat/IR/Graph.h"
@@ -20,7 +20,7 @@
 
 #include <cmath>
 
-namespace remat::strategies {
+namespace remat::planners {
 namespace {
 
 /// Tensors of at most this many elements are never bottleneck checkpoints:
@@ -60,7 +60,7 @@ absl::StatusOr<RematPlan> selectMemory(const Graph &graph,
   std::vector<Value *> bottlenecks = findBottlenecks(graph, options);
   if (bottlenecks.empty())
     return invalidArgument(
-        "strategy 'memory' found no bottleneck tensor; name checkpoints with "
+        "planner 'memory' found no bottleneck tensor; name checkpoints with "
         "--strategy=names=..., or use --strategy=speed or --strategy=sqrtn");
 
   // Bottlenecks are eligible, so numEligible >= bottlenecks.size() >= 1, and
@@ -107,4 +107,4 @@ void registerMemoryPlanner(PlannerRegistry &registry) {
   registry.add(std::move(info));
 }
 
-} // namespace remat::strategies
+} // namespace remat::planners

@@ -4,8 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Planning/Ilp/GraphProblem.h"
-#include "Planning/Ilp/IlpInternal.h"
+#include "Planning/Problem/GraphProblem.h"
 
 #include "remat/Analysis/Cost.h"
 #include "remat/Analysis/Memory.h"
@@ -18,7 +17,7 @@
 
 #include <tuple>
 
-namespace remat::ilp {
+namespace remat::problem {
 namespace {
 
 bool isViewOp(const Op &op) {
@@ -229,4 +228,4 @@ std::vector<std::vector<int>> readersOf(const RematProblem &problem) {
   return buildDag(problem).readers;
 }
 
-} // namespace remat::ilp
+} // namespace remat::problem

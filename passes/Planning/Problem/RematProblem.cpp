@@ -4,15 +4,14 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CheckmateIlp.h"
-#include "IlpInternal.h"
+#include "Planning/Problem/RematProblem.h"
 
 #include "remat/Support/Status.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
-namespace remat::ilp {
+namespace remat::problem {
 
 absl::Status validateProblem(const RematProblem &problem) {
   int n = int(problem.nodes.size());
@@ -110,4 +109,4 @@ void keepUntilRead(const RematProblem &problem, RematSchedule &schedule) {
   }
 }
 
-} // namespace remat::ilp
+} // namespace remat::problem
