@@ -317,6 +317,7 @@ void registerIlpPlanner(PlannerRegistry &registry) {
          return std::make_unique<IlpPlanner>(options);
        }};
   info.search.takesBudget = true;
+  info.search.sweptAtBudgets = false;
   info.search.autoCandidates = autoCandidates;
   registry.add(std::move(info));
 }

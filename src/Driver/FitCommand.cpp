@@ -114,10 +114,10 @@ absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args,
   REMAT_ASSIGN_OR_RETURN(std::optional<std::string> strategy,
                          plannerOption(args));
   if (strategy) {
-    if (*strategy != kAutoStrategy)
+    if (*strategy != kAutoPlanner)
       REMAT_RETURN_IF_ERROR(
           PlannerRegistry::global().create(*strategy).status());
-    options.training.strategy = *strategy;
+    options.training.planner = *strategy;
   }
   options.maxBatch = zooModel ? kZooMaxBatch : kFileMaxBatch;
   if (std::optional<std::string> text = args.get("max-batch")) {
@@ -174,7 +174,7 @@ void printFitText(const FitReport &report, llvm::raw_ostream &os) {
   os << fmt::format("  memory        {} ({} bytes)\n",
                     formatBytes(report.memoryBytes), report.memoryBytes);
   os << fmt::format("  max overhead  {}\n", overheadLimit(report));
-  os << fmt::format("  plan          {}, {} kept tensors\n", plan.strategy,
+  os << fmt::format("  plan          {}, {} kept tensors\n", plan.planner,
                     plan.checkpoints.size());
   os << fmt::format("  peak          {} ({} bytes)\n",
                     formatBytes(plan.planPeakBytes()), plan.planPeakBytes());
@@ -185,7 +185,7 @@ void printFitText(const FitReport &report, llvm::raw_ostream &os) {
   for (const FitTrial &trial : report.trials)
     os << fmt::format("  {:>8}  {:>12}  {:>8.4f}  {:<4}  {}\n", trial.batch,
                       formatBytes(trial.peakBytes), trial.overhead,
-                      trial.fits ? "yes" : "no", trial.strategy);
+                      trial.fits ? "yes" : "no", trial.planner);
 }
 
 void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
@@ -198,7 +198,7 @@ void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
     json.attribute("batch", report.batch);
     json.attribute("at_max_batch", report.atMaxBatch);
     json.attributeObject("plan", [&] {
-      json.attribute("strategy", plan.strategy);
+      json.attribute("strategy", plan.planner);
       json.attribute("peak_bytes", plan.planPeakBytes());
       json.attribute("flops_forward", plan.flopsForward);
       json.attribute("flops_backward", plan.flopsBackward);
@@ -212,7 +212,7 @@ void printFitJson(const FitReport &report, llvm::raw_ostream &os) {
           json.attribute("batch", trial.batch);
           json.attribute("peak_bytes", trial.peakBytes);
           json.attribute("overhead", trial.overhead);
-          json.attribute("strategy", trial.strategy);
+          json.attribute("strategy", trial.planner);
           json.attribute("fits", trial.fits);
         });
     });

@@ -158,7 +158,7 @@ void printPlanners(llvm::raw_ostream &os) {
                       : fmt::format("[={}]", planner->argument);
     rows.emplace_back(std::move(spelling), planner->summary);
   }
-  rows.emplace_back(kAutoStrategy.str(),
+  rows.emplace_back(kAutoPlanner.str(),
                     "With --budget, and the default there: builds the plans "
                     "of every planner above that suits the graph and keeps "
                     "the least recompute within the budget");
@@ -222,17 +222,17 @@ void printSearchTimings(llvm::ArrayRef<ReportSearchTime> timings,
   ReportSearchTime total{"total"};
   size_t width = 5;
   for (const ReportSearchTime &timing : timings)
-    width = std::max(width, timing.strategy.size());
+    width = std::max(width, timing.planner.size());
   err << "budget search timing:\n";
   for (const ReportSearchTime &timing : timings) {
     total.seconds += timing.seconds;
     total.builds += timing.builds;
     total.unbuilt += timing.unbuilt;
-    err << fmt::format("  {:<{}}  {:10.6f} s{}\n", timing.strategy, width,
+    err << fmt::format("  {:<{}}  {:10.6f} s{}\n", timing.planner, width,
                        timing.seconds,
                        counts(timing.builds, timing.unbuilt, false));
   }
-  err << fmt::format("  {:<{}}  {:10.6f} s{}\n", total.strategy, width,
+  err << fmt::format("  {:<{}}  {:10.6f} s{}\n", total.planner, width,
                      total.seconds, counts(total.builds, total.unbuilt, true));
   err.flush();
 }
@@ -291,10 +291,10 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
     bool ownAggregation =
         report.aggregateCount == training.autodiff.aggregateCount &&
         report.aggregateBytes == training.autodiff.aggregateBytes;
-    if (report.strategy == "none" && ownAggregation)
+    if (report.planner == "none" && ownAggregation)
       extras.plain.clear();
     extras.title = fmt::format(
-        "@{}: live bytes, planner {}{}", report.graph, report.strategy,
+        "@{}: live bytes, planner {}{}", report.graph, report.planner,
         ownAggregation ? "" : ", gradients summed at once");
     extras.budgetBytes = report.budgetBytes;
     return writeTimeline(*timeline, graph, extras, ctx.out);
@@ -378,9 +378,9 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     REMAT_RETURN_IF_ERROR(parseByteSize(*budget, 1).status());
     plan.training.budget = *budget;
   }
-  plan.training.strategy =
-      strategy.value_or(budget ? kAutoStrategy.str() : "none");
-  if (plan.training.strategy == kAutoStrategy && !budget)
+  plan.training.planner =
+      strategy.value_or(budget ? kAutoPlanner.str() : "none");
+  if (plan.training.planner == kAutoPlanner && !budget)
     return invalidArgument("--planner=auto needs --budget=SIZE");
   if (std::optional<std::string> towers = args.get("data-parallel")) {
     plan.training.finalPipeline = fmt::format("data-parallel{{{}}}", *towers);
@@ -408,9 +408,9 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   }
   plan.training.searchAggregation =
       !args.has("aggregate-count") && !args.has("aggregate-bytes");
-  if (plan.training.strategy != kAutoStrategy)
+  if (plan.training.planner != kAutoPlanner)
     REMAT_RETURN_IF_ERROR(
-        PlannerRegistry::global().create(plan.training.strategy).status());
+        PlannerRegistry::global().create(plan.training.planner).status());
   return plan;
 }
 

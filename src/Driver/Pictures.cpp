@@ -20,7 +20,7 @@ absl::StatusOr<std::vector<int64_t>>
 plainTrainingTimeline(const Graph &forward, const TrainingOptions &options) {
   std::unique_ptr<Graph> plain = forward.clone();
   TrainingOptions plainOptions = options;
-  plainOptions.strategy = "none";
+  plainOptions.planner = "none";
   plainOptions.budget.reset();
   REMAT_RETURN_IF_ERROR(buildTrainingGraph(*plain, plainOptions).status());
   return simulateMemory(*plain).timeline;

@@ -29,7 +29,7 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   int64_t keptBytes = 0;
   for (const ReportTensor &tensor : report.checkpoints)
     keptBytes += tensor.bytes;
-  os << fmt::format("graph @{}, planner {}\n", report.graph, report.strategy);
+  os << fmt::format("graph @{}, planner {}\n", report.graph, report.planner);
   if (report.budgetBytes)
     os << fmt::format("budget {} ({}), {} plan(s) tried\n",
                       formatBytes(*report.budgetBytes),

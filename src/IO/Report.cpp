@@ -64,7 +64,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
   llvm::json::OStream json(os, /*IndentSize=*/2);
   json.object([&] {
     json.attribute("graph", report.graph);
-    json.attribute("strategy", report.strategy);
+    json.attribute("strategy", report.planner);
     json.attributeObject("aggregation", [&] {
       json.attribute("count", report.aggregateCount);
       json.attribute("bytes", report.aggregateBytes);
@@ -123,7 +123,7 @@ void printSweepJson(const SweepReport &sweep, llvm::raw_ostream &os) {
     json.attributeArray("points", [&] {
       for (const SweepPoint &point : sweep.points)
         json.object([&] {
-          json.attribute("strategy", point.strategy);
+          json.attribute("strategy", point.planner);
           json.attribute("peak_bytes", point.peakBytes);
           json.attribute("flops_recompute", point.flopsRecompute);
           json.attribute("overhead", point.overhead);

@@ -163,7 +163,7 @@ void printSweepSvg(const SweepReport &sweep, llvm::raw_ostream &os) {
   }
   for (const SweepPoint &point : sweep.points) {
     double px = area.x(double(point.peakBytes)), py = area.y(point.overhead);
-    double width = svg::textWidth(point.strategy, kLabelFont);
+    double width = svg::textWidth(point.planner, kLabelFont);
     std::vector<LabelPlace> places = labelPlaces(px, py, width);
     const LabelPlace *best = nullptr;
     double bestOverlap = 0;
@@ -183,7 +183,7 @@ void printSweepSvg(const SweepReport &sweep, llvm::raw_ostream &os) {
     }
     if (!best)
       best = &places.front();
-    svg.text(best->x, best->y, point.strategy,
+    svg.text(best->x, best->y, point.planner,
              {.size = kLabelFont, .anchor = best->anchor});
     taken.push_back(best->box);
   }

@@ -95,7 +95,7 @@ searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
       } else {
         absl::StatusOr<Trial> tried =
             tryForBudget(from.graph, from.options,
-                         {.strategy = strategy, .budget = budget,
+                         {.planner = strategy, .budget = budget,
                           .toBeat = toBeat});
         // A graph whose sizes the planner's arithmetic cannot hold (the
         // min-cut's capacities): the other candidates plan it.
@@ -130,7 +130,7 @@ absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &graph,
     return std::move(*plain);
   Stopwatch stopwatch;
   REMAT_ASSIGN_OR_RETURN(Trial plain,
-                         tryStrategy(graph, options, {.strategy = "none"}));
+                         tryStrategy(graph, options, {.planner = "none"}));
   seconds = stopwatch.seconds();
   return plain;
 }
@@ -176,9 +176,9 @@ searchLowestPeak(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
 
 absl::StatusOr<TrainingReport>
 buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
-  bool searching = options.strategy == kAutoStrategy;
+  bool searching = options.planner == kAutoPlanner;
   // The candidates and the search's size are the forward graph's.
-  std::vector<std::string> strategies = {options.strategy};
+  std::vector<std::string> strategies = {options.planner};
   if (searching)
     strategies = autoCandidates(graph, options.plannerRegistry(),
                                 CandidateSet::OneBudget);
@@ -229,17 +229,17 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     plansTried = search.plansTried;
   } else {
     stopwatch.restart();
-    if (isModelledPlanner(options.plannerRegistry(), options.strategy)) {
+    if (isModelledPlanner(options.plannerRegistry(), options.planner)) {
       REMAT_ASSIGN_OR_RETURN(
           best, tryCalibrated(base, options,
-                              {.strategy = options.strategy, .budget = budget}));
+                              {.planner = options.planner, .budget = budget}));
     } else {
       REMAT_ASSIGN_OR_RETURN(
           best, tryStrategy(base, options,
-                            {.strategy = options.strategy, .budget = budget}));
+                            {.planner = options.planner, .budget = budget}));
     }
     searchTimings.push_back(
-        {options.strategy, best->builds, stopwatch.seconds(), best->unbuilt});
+        {options.planner, best->builds, stopwatch.seconds(), best->unbuilt});
   }
   // Plain autodiff chosen: built now.
   if (!best->build.graph) {
@@ -248,7 +248,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     const SearchBase &from = *bases[best->base];
     REMAT_ASSIGN_OR_RETURN(best,
                            tryStrategy(from.graph, from.options,
-                                       {.strategy = "none"}));
+                                       {.planner = "none"}));
     assert(best->peakBytes == planned &&
            "plain autodiff's build differs from its schedule");
     (void)planned;
@@ -273,7 +273,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
         "no plan reaches the budget of {} ({} bytes); the lowest peak found "
         "is {} ({} bytes, planner {})",
         formatBytes(budget), budget, formatBytes(report.planPeakBytes()),
-        report.planPeakBytes(), report.strategy);
+        report.planPeakBytes(), report.planner);
     if (floor && budget < floor->bytes)
       warning +=
           fmt::format("; no plan can fit: every plan peaks at {} ({} "

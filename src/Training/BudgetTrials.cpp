@@ -38,7 +38,7 @@ absl::StatusOr<BasePlan> planStrategy(const DifferentiatedGraph &base,
                                       std::optional<int64_t> budget,
                                       Planner *planner = nullptr) {
   TrainingOptions trial = options;
-  trial.strategy = strategy;
+  trial.planner = strategy;
   if (planner)
     return planDifferentiated(base, trial, budget, *planner);
   return planDifferentiated(base, trial, budget);
@@ -53,7 +53,7 @@ absl::StatusOr<Trial> buildPlan(const DifferentiatedGraph &base,
                                 const BasePlan &plan, bool keepGraph,
                                 std::unique_ptr<Graph> copy = nullptr) {
   TrainingOptions trial = options;
-  trial.strategy = strategy;
+  trial.planner = strategy;
   REMAT_ASSIGN_OR_RETURN(TrainingBuild build,
                          buildFromDifferentiated(
                              base, trial,
@@ -98,8 +98,13 @@ std::vector<std::string> autoCandidates(const Graph &graph,
     const PlannerSearchInfo &search = info->search;
     // A sweep tells no budget; at the lowest peak, a planner that takes
     // none would give the plan already tried.
-    bool wanted = search.takesBudget ? set != CandidateSet::Sweep
-                                     : set != CandidateSet::AtLowestPeak;
+    bool wanted = search.takesBudget
+                      ? set == CandidateSet::OneBudget ||
+                            set == CandidateSet::AtLowestPeak ||
+                            (set == CandidateSet::SweepBudgets &&
+                             search.sweptAtBudgets)
+                      : set == CandidateSet::Sweep ||
+                            set == CandidateSet::OneBudget;
     if (wanted && search.autoCandidates)
       llvm::append_range(candidates, search.autoCandidates(graph));
   }
@@ -150,7 +155,7 @@ std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
 absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
                                   const TrainingOptions &options,
                                   const TrialRequest &request) {
-  const std::string &strategy = request.strategy;
+  const std::string &strategy = request.planner;
   REMAT_ASSIGN_OR_RETURN(BasePlan plan,
                          planStrategy(base, options, strategy, request.budget));
   if (request.toBeat &&
@@ -243,7 +248,7 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
   assert(request.budget && "a calibration needs a budget");
   int64_t budget = *request.budget;
   std::optional<Trial> best;
-  CalibrationRounds calibration(base, options, request.strategy,
+  CalibrationRounds calibration(base, options, request.planner,
                                 request.keepGraph);
   int tried = 0;
   // Where each search starts: the budget and, once, where a plan that fits
@@ -309,7 +314,7 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
 absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
                                    const TrainingOptions &options,
                                    const TrialRequest &request) {
-  if (isCalibratedInSearch(options.plannerRegistry(), request.strategy))
+  if (isCalibratedInSearch(options.plannerRegistry(), request.planner))
     return tryCalibrated(base, options, request);
   return tryStrategy(base, options, request);
 }
@@ -363,7 +368,7 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
   if (!own->plain) {
     REMAT_ASSIGN_OR_RETURN(own->plain,
                            tryStrategy(own->graph, options,
-                                       {.strategy = "none",
+                                       {.planner = "none",
                                         .keepGraph = keepPlainGraph}));
   }
   own->plainSeconds = stopwatch.seconds();

@@ -29,7 +29,7 @@ namespace remat::budget {
 
 /// What one candidate plan costs once built.
 struct Trial {
-  std::string strategy;
+  std::string planner;
   int64_t peakBytes = 0;
   int64_t flopsRecompute = 0;
   double overhead = 0;
@@ -68,7 +68,7 @@ constexpr int64_t kPlansPerBuild = 4;
 constexpr int kCalibrationRounds = 8;
 
 /// How plans of the graph with partial gradients summed at once are named
-/// in timings and sweeps (after the strategy).
+/// in timings and sweeps (after the planner).
 inline constexpr const char *kSummedAtOnce = ", gradients summed at once";
 
 /// Which of `auto`'s candidates a search tries.
@@ -81,9 +81,12 @@ enum class CandidateSet {
   /// budget found: the planners whose plans depend on the budget (one that
   /// takes none gives the plan already tried).
   AtLowestPeak,
+  /// For a sweep at each of its budgets: the planners that take one and
+  /// are swept at budgets (`PlannerSearchInfo::sweptAtBudgets`).
+  SweepBudgets,
 };
 
-/// The strategies `auto` tries on the forward graph `graph`: the
+/// The planners `auto` tries on the forward graph `graph`: the
 /// `PlannerSearchInfo::autoCandidates` of `planners` in rank order
 /// (docs/planners.md#adding-a-planner), those of planners that take a budget
 /// left out of a sweep and those of the others out of a search at the
@@ -92,13 +95,13 @@ std::vector<std::string> autoCandidates(const Graph &graph,
                                         const PlannerRegistry &planners,
                                         CandidateSet set);
 
-/// Whether `strategy` plans against its own model of memory
+/// Whether `planner` plans against its own model of memory
 /// (`PlannerSearchInfo::modelsMemory`), so that the budget it is told may be
 /// shifted to land the built graph's simulated peak within the real one.
 bool isModelledPlanner(const PlannerRegistry &planners,
                        llvm::StringRef strategy);
 
-/// Whether `auto` calibrates `strategy` as it does a modelled planner
+/// Whether `auto` calibrates `planner` as it does a modelled planner
 /// (`PlannerSearchInfo::calibratedInSearch`). Told a budget by the user,
 /// such planners plan for it as their originals do.
 bool isCalibratedInSearch(const PlannerRegistry &planners,
@@ -119,7 +122,7 @@ std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
 
 /// One candidate to try.
 struct TrialRequest {
-  std::string strategy;
+  std::string planner;
   /// The budget the planner is told; none: it plans without one.
   std::optional<int64_t> budget;
   /// At most this many plans a calibration search (`tryCalibrated`).
@@ -131,14 +134,14 @@ struct TrialRequest {
   std::optional<int64_t> toBeat;
 };
 
-/// Plans `request.strategy` and builds it on a copy of `base`, unless its
+/// Plans `request.planner` and builds it on a copy of `base`, unless its
 /// plan recomputes more than `request.toBeat`: then the trial, not built,
 /// has no figures.
 absl::StatusOr<Trial> tryStrategy(const DifferentiatedGraph &base,
                                   const TrainingOptions &options,
                                   const TrialRequest &request);
 
-/// Builds `request.strategy` (a calibrated planner) at budgets shifted by
+/// Builds `request.planner` (a calibrated planner) at budgets shifted by
 /// what its model missed, bracketing the largest told budget whose graph
 /// fits `request.budget` (required), and returns the best trial: at most
 /// `request.rounds` plans a search, and a second search where a plan past

@@ -82,7 +82,7 @@ private:
       return tooLargeToCount(batch);
     REMAT_RETURN_IF_ERROR(built.status());
     TrainingReport &plan = *built;
-    FitTrial trial{batch, plan.planPeakBytes(), plan.overhead, plan.strategy};
+    FitTrial trial{batch, plan.planPeakBytes(), plan.overhead, plan.planner};
     trial.fits =
         trial.peakBytes <= options_.memoryBytes &&
         (!options_.maxOverhead || plan.overhead <= *options_.maxOverhead);
@@ -112,7 +112,7 @@ private:
         "at overhead {:.3f} (planner {})",
         report_.graph, formatBytes(options_.memoryBytes), options_.memoryBytes,
         limit, formatBytes(one.peakBytes), one.peakBytes, one.overhead,
-        one.strategy);
+        one.planner);
   }
 
   const BatchedGraphFn &build_;

@@ -60,30 +60,27 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
         continue;
       REMAT_ASSIGN_OR_RETURN(Trial trial,
                              tryStrategy(from.graph, from.options,
-                                         {.strategy = strategy,
+                                         {.planner = strategy,
                                           .budget = plainPeak,
                                           .keepGraph = false}));
-      trial.strategy += from.label;
+      trial.planner += from.label;
       trials.push_back(std::move(trial));
     }
     // The planners that plan for one budget (the DP, XLA's pass, the
     // min-cut, the AP baselines) at a few budgets across the range, the
-    // calibrated ones in fewer builds than a single budget gets. Not the
-    // ILP: seconds a solve.
+    // calibrated ones in fewer builds than a single budget gets.
     for (int percent : kSweepBudgetPercents) {
       int64_t budget = plainPeak / 100 * percent;
       for (const std::string &strategy :
            autoCandidates(graph, options.plannerRegistry(),
-                          CandidateSet::AtLowestPeak)) {
-        if (llvm::StringRef(strategy).startswith("ilp"))
-          continue;
+                          CandidateSet::SweepBudgets)) {
         REMAT_ASSIGN_OR_RETURN(Trial trial,
                                tryForBudget(from.graph, from.options,
-                                            {.strategy = strategy,
+                                            {.planner = strategy,
                                              .budget = budget,
                                              .rounds = kSweepCalibrationRounds,
                                              .keepGraph = false}));
-        trial.strategy += from.label;
+        trial.planner += from.label;
         trials.push_back(std::move(trial));
       }
     }
@@ -93,7 +90,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   // plain autodiff's peak, as the budget search has them.
   for (const std::unique_ptr<SearchBase> &from : llvm::reverse(bases.bases)) {
     trials.push_back(std::move(*from->plain));
-    trials.back().strategy += from->label;
+    trials.back().planner += from->label;
     REMAT_RETURN_IF_ERROR(tryAll(*from));
   }
   sweep.graph = graph.name().str();
@@ -113,7 +110,7 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   for (const Trial &trial : trials)
     if (sweep.points.empty() ||
         trial.flopsRecompute < sweep.points.back().flopsRecompute)
-      sweep.points.push_back({trial.strategy, trial.peakBytes,
+      sweep.points.push_back({trial.planner, trial.peakBytes,
                               trial.flopsRecompute, trial.overhead});
   return sweep;
 }

@@ -30,7 +30,7 @@
 namespace remat {
 
 const PlannerRegistry &TrainingOptions::plannerRegistry() const {
-  return planners ? *planners : PlannerRegistry::global();
+  return registry ? *registry : PlannerRegistry::global();
 }
 
 std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result) {
@@ -101,15 +101,15 @@ public:
   bool verified() const { return verified_; }
 
   absl::Status run() {
-    if (options_.strategy == kAutoStrategy)
+    if (options_.planner == kAutoPlanner)
       return invalidArgument("planner 'auto' needs a budget (--budget=SIZE)");
     // An unknown strategy fails before the graph changes.
     std::unique_ptr<Planner> planner;
     if (!request_.plan) {
       REMAT_ASSIGN_OR_RETURN(
-          planner, options_.plannerRegistry().create(options_.strategy));
+          planner, options_.plannerRegistry().create(options_.planner));
     }
-    report_.strategy = options_.strategy;
+    report_.planner = options_.planner;
     report_.aggregateCount = options_.autodiff.aggregateCount;
     report_.aggregateBytes = options_.autodiff.aggregateBytes;
 
@@ -176,7 +176,7 @@ public:
       report_.warnings.push_back(fmt::format(
           "planner {} recomputes {} but saves no memory: the peak is {} "
           "(plain autodiff: {})",
-          report_.strategy, report_.formatCost(report_.flopsRecompute),
+          report_.planner, report_.formatCost(report_.flopsRecompute),
           formatBytes(report_.peakBytesAfter),
           formatBytes(report_.peakBytesBefore)));
     return absl::OkStatus();
@@ -366,7 +366,7 @@ planDifferentiated(const DifferentiatedGraph &base,
                    const TrainingOptions &options,
                    std::optional<int64_t> budgetBytes) {
   REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
-                         options.plannerRegistry().create(options.strategy));
+                         options.plannerRegistry().create(options.planner));
   return planDifferentiated(base, options, budgetBytes, *planner);
 }
 

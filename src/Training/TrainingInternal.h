@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `buildTrainingGraph` (remat/Training/Training.h) either builds one strategy's
+/// `buildTrainingGraph` (remat/Training/Training.h) either builds one planner's
 /// training graph or searches the plans within a budget; the search builds
 /// each candidate with the first.
 ///
@@ -70,13 +70,13 @@ struct BasePlan {
   ReportPassTime time;
 };
 
-/// Runs `options.strategy`'s planner on `base.graph`, as a build would on
+/// Runs `options.planner`'s planner on `base.graph`, as a build would on
 /// its copy, told `budgetBytes`.
 absl::StatusOr<BasePlan>
 planDifferentiated(const DifferentiatedGraph &base,
                    const TrainingOptions &options,
                    std::optional<int64_t> budgetBytes = std::nullopt);
-/// The same with `planner`, made for `options.strategy` and kept by the
+/// The same with `planner`, made for `options.planner` and kept by the
 /// caller across plans of `base`.
 absl::StatusOr<BasePlan> planDifferentiated(const DifferentiatedGraph &base,
                                             const TrainingOptions &options,
@@ -99,7 +99,7 @@ struct BuildRequest {
   std::unique_ptr<Graph> copy;
 };
 
-/// Builds `options.strategy`'s training graph on a copy of `base.graph`,
+/// Builds `options.planner`'s training graph on a copy of `base.graph`,
 /// as `buildTrainingGraphAsGiven` would from the forward graph.
 absl::StatusOr<TrainingBuild>
 buildFromDifferentiated(const DifferentiatedGraph &base,
@@ -109,7 +109,7 @@ buildFromDifferentiated(const DifferentiatedGraph &base,
 /// Runs the verifier a build left out, timed as its report's `verify` step.
 absl::Status verifyBuild(TrainingBuild &build);
 
-/// Builds `options.strategy`'s training graph, ignoring `options.budget`;
+/// Builds `options.planner`'s training graph, ignoring `options.budget`;
 /// the planner is told `budgetBytes`, the budget resolved to bytes.
 absl::StatusOr<TrainingReport>
 buildTrainingGraphAsGiven(Graph &graph, const TrainingOptions &options,

@@ -66,7 +66,7 @@ void BM_Strategy(benchmark::State &state, const Model &model,
     state.PauseTiming();
     std::unique_ptr<Graph> graph = (*forward)->clone();
     TrainingOptions options;
-    options.strategy = strategy;
+    options.planner = strategy;
     state.ResumeTiming();
     absl::StatusOr<TrainingReport> result = buildTrainingGraph(*graph, options);
     if (!result.ok()) {

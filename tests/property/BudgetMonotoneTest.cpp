@@ -50,7 +50,7 @@ std::vector<BudgetPoint> pointsOf(const Graph &forward) {
   for (int percent = 5; percent <= 95; percent += 5) {
     std::unique_ptr<Graph> graph = forward.clone();
     TrainingOptions options;
-    options.strategy = "auto";
+    options.planner = "auto";
     options.budget = fmt::format("{}%", percent);
     absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
     EXPECT_TRUE(report.ok()) << percent << "%: " << report.status();
@@ -58,7 +58,7 @@ std::vector<BudgetPoint> pointsOf(const Graph &forward) {
       continue;
     points.push_back({percent, report->budgetMet.value_or(false),
                       report->planPeakBytes(), report->flopsRecompute,
-                      report->strategy});
+                      report->planner});
   }
   return points;
 }

@@ -207,7 +207,7 @@ TEST(BaselinePlannersTest, XlaNeedsABudgetAndTakesOnlyAnOrder) {
   std::unique_ptr<Graph> forward = parsed(kChain);
   ASSERT_TRUE(forward);
   TrainingOptions options;
-  options.strategy = "xla";
+  options.planner = "xla";
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
   ASSERT_FALSE(report.ok());
   EXPECT_EQ(report.status().message(),
@@ -237,7 +237,7 @@ TEST(BaselinePlannersTest, XlaScheduledWalksTheSchedulersOrder) {
   for (const char *planner : {"xla", "xla=scheduled"}) {
     std::unique_ptr<Graph> graph = forward->clone();
     TrainingOptions options;
-    options.strategy = planner;
+    options.planner = planner;
     options.budget = "90%";
     absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
     ASSERT_TRUE(report.ok()) << report.status();

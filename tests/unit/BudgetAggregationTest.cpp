@@ -97,7 +97,7 @@ TEST(BudgetAggregationTest, AnAggregationGivenIsKept) {
   int64_t summedPeak = plainReport(*forward, summedAtOnce()).peakBytesAfter;
   std::unique_ptr<Graph> graph = forward->clone();
   TrainingOptions options;
-  options.strategy = "auto";
+  options.planner = "auto";
   options.budget = std::to_string(summedPeak);
   options.searchAggregation = false;
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
@@ -109,7 +109,7 @@ TEST(BudgetAggregationTest, AnAggregationGivenIsKept) {
   EXPECT_GT(report->planPeakBytes(), summedPeak);
   EXPECT_FALSE(
       llvm::any_of(report->searchTimings, [](const ReportSearchTime &timing) {
-        return namesSummedPlans(timing.strategy);
+        return namesSummedPlans(timing.planner);
       }));
 }
 
@@ -124,13 +124,13 @@ TEST(BudgetAggregationTest, AChainOfSingleUsesIsDifferentiatedOnce) {
   ASSERT_TRUE(forward);
   std::unique_ptr<Graph> graph = forward->clone();
   TrainingOptions options;
-  options.strategy = "auto";
+  options.planner = "auto";
   options.budget = "60%";
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_FALSE(
       llvm::any_of(report->searchTimings, [](const ReportSearchTime &timing) {
-        return namesSummedPlans(timing.strategy);
+        return namesSummedPlans(timing.planner);
       }));
   EXPECT_EQ(report->aggregateCount, AutodiffOptions().aggregateCount);
 }
@@ -150,7 +150,7 @@ TEST(BudgetAggregationTest, TheSweepHasTheSummedPlans) {
   EXPECT_EQ(sweep->points.back().flopsRecompute, 0);
   EXPECT_LE(sweep->points.back().peakBytes, summedPeak);
   EXPECT_TRUE(llvm::any_of(sweep->points, [](const SweepPoint &point) {
-    return namesSummedPlans(point.strategy);
+    return namesSummedPlans(point.planner);
   }));
   for (size_t i = 1; i < sweep->points.size(); ++i) {
     EXPECT_GT(sweep->points[i].peakBytes, sweep->points[i - 1].peakBytes);

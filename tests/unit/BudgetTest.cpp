@@ -89,7 +89,7 @@ TEST(BudgetTest, AFullBudgetCostsNoRecompute) {
   std::unique_ptr<Graph> forward = deepMlp();
   ASSERT_TRUE(forward);
   TrainingReport report = expectWithinBudget(*forward, "100%");
-  EXPECT_EQ(report.strategy, "none");
+  EXPECT_EQ(report.planner, "none");
   EXPECT_EQ(report.flopsRecompute, 0);
   EXPECT_EQ(report.peakBytesAfter, report.peakBytesBefore);
 }
@@ -98,7 +98,7 @@ TEST(BudgetTest, AFullBudgetCostsNoRecompute) {
 TrainingReport buildAt(const Graph &forward, const std::string &strategy,
                        const std::string &budget) {
   TrainingOptions options;
-  options.strategy = strategy;
+  options.planner = strategy;
   options.budget = budget;
   std::unique_ptr<Graph> graph = forward.clone();
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
@@ -119,8 +119,8 @@ TEST(BudgetTest, CandidatesLeftUnbuiltCouldNotHaveWon) {
     if (row.builds > 0 || row.unbuilt == 0)
       continue;
     ++dropped;
-    TrainingReport alone = buildAt(*forward, row.strategy, "50%");
-    EXPECT_GT(alone.flopsRecompute, chosen.flopsRecompute) << row.strategy;
+    TrainingReport alone = buildAt(*forward, row.planner, "50%");
+    EXPECT_GT(alone.flopsRecompute, chosen.flopsRecompute) << row.planner;
   }
   EXPECT_GT(dropped, 3);
 }
@@ -140,7 +140,7 @@ TEST(BudgetTest, AnUnreachableBudgetBuildsTheLowestPeakAndWarns) {
   for (const char *strategy : {"none", "all"}) {
     std::unique_ptr<Graph> other = forward->clone();
     TrainingOptions options;
-    options.strategy = strategy;
+    options.planner = strategy;
     absl::StatusOr<TrainingReport> built = buildTrainingGraph(*other, options);
     ASSERT_TRUE(built.ok()) << built.status();
     EXPECT_LE(report.peakBytesAfter, built->peakBytesAfter) << strategy;
@@ -198,11 +198,11 @@ TEST(BudgetTest, AGivenStrategyIsJudgedAgainstTheBudget) {
   std::unique_ptr<Graph> forward = deepMlp();
   ASSERT_TRUE(forward);
   TrainingOptions options;
-  options.strategy = "sqrtn";
+  options.planner = "sqrtn";
   options.budget = "1B";
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->strategy, "sqrtn");
+  EXPECT_EQ(report->planner, "sqrtn");
   EXPECT_EQ(report->budgetMet, false);
   EXPECT_EQ(report->plansTried, 1);
 }
@@ -211,7 +211,7 @@ TEST(BudgetTest, AutoNeedsABudget) {
   std::unique_ptr<Graph> forward = deepMlp();
   ASSERT_TRUE(forward);
   TrainingOptions options;
-  options.strategy = kAutoStrategy.str();
+  options.planner = kAutoPlanner.str();
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*forward, options);
   ASSERT_FALSE(report.ok());
   EXPECT_NE(report.status().message().find("needs a budget"),
@@ -248,7 +248,7 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
   // The chain DP's plans are on the curve: on this MLP they beat every
   // kept-value plan somewhere.
   EXPECT_TRUE(llvm::any_of(sweep->points, [](const SweepPoint &point) {
-    return point.strategy == "chain";
+    return point.planner == "chain";
   }));
   // A budget of exactly a point's peak is met at no more than the point's
   // cost (the search, calibrating the DP for that very budget, may find a
@@ -259,8 +259,8 @@ TEST(BudgetTest, TheSweepIsAParetoCurveTheBudgetSearchAgreesWith) {
     const SweepPoint &point = sweep->points[i];
     TrainingReport report =
         expectWithinBudget(*forward, std::to_string(point.peakBytes));
-    EXPECT_EQ(report.budgetMet, true) << point.strategy;
-    EXPECT_LE(report.flopsRecompute, point.flopsRecompute) << point.strategy;
+    EXPECT_EQ(report.budgetMet, true) << point.planner;
+    EXPECT_LE(report.flopsRecompute, point.flopsRecompute) << point.planner;
   }
   // The forward graph is left as it was.
   EXPECT_EQ(forward->name().str(), before);
@@ -300,7 +300,7 @@ TEST(BudgetTest, TheIlpOptimumIsTheLeastRecomputeOfAnyPlanWithinTheBudget) {
     for (const SweepPoint &point : sweep->points) {
       if (point.peakBytes <= *report.budgetBytes) {
         EXPECT_GE(point.flopsRecompute, report.flopsRecompute)
-            << point.strategy;
+            << point.planner;
       }
     }
     TrainingReport search = expectWithinBudget(*forward, budget);
@@ -340,7 +340,7 @@ TEST(BudgetTest, PlannersForOneBudgetNeedOne) {
     std::unique_ptr<Graph> forward = smallMlp();
     ASSERT_TRUE(forward);
     TrainingOptions options;
-    options.strategy = planner;
+    options.planner = planner;
     absl::StatusOr<TrainingReport> report =
         buildTrainingGraph(*forward, options);
     ASSERT_FALSE(report.ok());
@@ -399,7 +399,7 @@ TEST(BudgetTest, TheChainPlannerMeetsBudgetsNoCostlierThanKeptValuePlans) {
     for (const SweepPoint &point : sweep->points) {
       if (point.peakBytes <= *report.budgetBytes) {
         EXPECT_LE(report.flopsRecompute, point.flopsRecompute)
-            << budget << " " << point.strategy;
+            << budget << " " << point.planner;
       }
     }
   }

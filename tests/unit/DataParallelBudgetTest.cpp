@@ -61,7 +61,7 @@ TEST(DataParallelBudgetTest, EveryDeviceIsWithinTheBudget) {
   int64_t budget = largestDevicePeak(*plain) * 3 / 4;
   std::unique_ptr<Graph> planned = forward->clone();
   TrainingOptions options = towers;
-  options.strategy = kAutoStrategy.str();
+  options.planner = kAutoPlanner.str();
   options.budget = std::to_string(budget);
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*planned, options);
   ASSERT_TRUE(report.ok()) << report.status();

@@ -39,7 +39,7 @@ std::vector<std::string> plannersToTry() {
   }
   planners.push_back("chain=late");
   planners.push_back("xla=scheduled");
-  planners.push_back(kAutoStrategy.str());
+  planners.push_back(kAutoPlanner.str());
   return planners;
 }
 
@@ -48,7 +48,7 @@ std::vector<std::string> plannersToTry() {
 std::pair<int64_t, int64_t> peakRange(const Graph &forward) {
   std::unique_ptr<Graph> graph = forward.clone();
   absl::StatusOr<TrainingReport> report =
-      buildTrainingGraph(*graph, {.strategy = "none", .budget = "100%"});
+      buildTrainingGraph(*graph, {.planner = "none", .budget = "100%"});
   EXPECT_TRUE(report.ok()) << report.status();
   if (!report.ok())
     return {0, 0};

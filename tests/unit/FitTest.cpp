@@ -65,7 +65,7 @@ int64_t measuredPeak(const ZooOptions &model, int64_t batch,
 FitOptions fitOptions(int64_t memoryBytes, const std::string &strategy) {
   FitOptions options;
   options.memoryBytes = memoryBytes;
-  options.training.strategy = strategy;
+  options.training.planner = strategy;
   return options;
 }
 
@@ -88,7 +88,7 @@ TEST(FitTest, PlainFitIsWhereTheAffinePeakCrossesTheMemory) {
   ASSERT_TRUE(fit.ok()) << fit.status();
   EXPECT_EQ(fit->batch, expected);
   EXPECT_FALSE(fit->atMaxBatch);
-  EXPECT_EQ(fit->plan.strategy, "none");
+  EXPECT_EQ(fit->plan.planner, "none");
   EXPECT_LE(measuredPeak(kDeepMlp, expected, plain), memory);
   EXPECT_GT(measuredPeak(kDeepMlp, expected + 1, plain), memory);
 }
@@ -105,11 +105,11 @@ TEST(FitTest, AutoFitsALargerBatchThatIsBuiltAndMeasured) {
   EXPECT_GT(fit->plan.flopsRecompute, 0);
 
   TrainingOptions budget;
-  budget.strategy = "auto";
+  budget.planner = "auto";
   budget.budget = std::to_string(memory);
   TrainingReport atBatch, beyond;
   EXPECT_LE(measuredPeak(kDeepMlp, batch, budget, &atBatch), memory);
-  EXPECT_EQ(atBatch.strategy, fit->plan.strategy);
+  EXPECT_EQ(atBatch.planner, fit->plan.planner);
   EXPECT_EQ(atBatch.budgetMet, std::optional<bool>(true));
   // One more row and no plan the search tries fits: the best is over.
   EXPECT_GT(measuredPeak(kDeepMlp, batch + 1, budget, &beyond), memory);
@@ -276,7 +276,7 @@ TEST(FitTest, ABatchWhoseBytesOverflowDoesNotFitAndTheLargestThatDoesIsKept) {
     EXPECT_TRUE(found->fits);
     EXPECT_LE(found->peakBytes, memory);
     EXPECT_FALSE(next->fits);
-    EXPECT_EQ(next->strategy, "none: too large to count");
+    EXPECT_EQ(next->planner, "none: too large to count");
     // 2^19 rows need 2 * 2^19 * 2^42 = 2^62 bytes of %x and %y alone.
     EXPECT_GE(fit->batch, int64_t(1) << 19);
     EXPECT_LT(fit->batch, int64_t(1) << 20);

@@ -190,7 +190,7 @@ TEST(MeasuredCostsTest, APlanMadeWithMeasuredTimesCostsLessMeasuredTime) {
   auto profile = std::make_shared<const NodeProfile>(unrelatedTimes(**model));
 
   TrainingOptions options;
-  options.strategy = "chain";
+  options.planner = "chain";
   options.budget = "60%";
   std::unique_ptr<Graph> byFlops = (*model)->clone();
   absl::StatusOr<TrainingReport> flopsReport =

@@ -51,7 +51,7 @@ measureTraining(const Graph &forward, const std::string &strategy,
                 const std::string &budget, uint64_t seed,
                 std::function<void(llvm::StringRef)> onProgress = {}) {
   TrainingOptions options;
-  options.strategy = strategy;
+  options.planner = strategy;
   options.budget = budget;
   options.onProgress = std::move(onProgress);
   std::unique_ptr<Graph> plain = forward.clone();

@@ -158,7 +158,7 @@ TEST(MemoryProfileTest, TotalsMatchTheSimulationOnRecomputedZooModels) {
     auto graph = buildZooModel(model, options);
     ASSERT_TRUE(graph.ok()) << graph.status();
     TrainingOptions training;
-    training.strategy = "sqrtn";
+    training.planner = "sqrtn";
     auto report = buildTrainingGraph(**graph, training);
     ASSERT_TRUE(report.ok()) << report.status();
     std::vector<KindBytes> steps = profileMemoryByKind(**graph);
@@ -184,7 +184,7 @@ TEST(MemoryProfileTest, RecomputedBytesAppearOnlyWithACheckpointStrategy) {
         "mlp", {{"layers", "4"}, {"width", "16"}, {"batch", "2"}});
     ASSERT_TRUE(graph.ok()) << graph.status();
     TrainingOptions training;
-    training.strategy = strategy;
+    training.planner = strategy;
     auto report = buildTrainingGraph(**graph, training);
     ASSERT_TRUE(report.ok()) << report.status();
     int64_t recomputed = 0;

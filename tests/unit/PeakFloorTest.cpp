@@ -157,7 +157,7 @@ void expectAtOrAboveFloor(const Graph &forward, const PeakFloor &floor,
                           const std::string &budget) {
   SCOPED_TRACE(planner + " at " + budget);
   TrainingOptions options;
-  options.strategy = planner;
+  options.planner = planner;
   options.budget = budget;
   std::unique_ptr<Graph> graph = forward.clone();
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);

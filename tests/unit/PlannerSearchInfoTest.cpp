@@ -67,17 +67,17 @@ std::unique_ptr<Graph> smallMlp() {
 std::vector<std::string> searched(const Graph &forward,
                                   const PlannerRegistry &registry) {
   TrainingOptions options;
-  options.strategy = kAutoStrategy;
+  options.planner = kAutoPlanner;
   options.budget = "60%";
   options.searchAggregation = false;
-  options.planners = &registry;
+  options.registry = &registry;
   std::unique_ptr<Graph> graph = forward.clone();
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
   EXPECT_TRUE(report.ok()) << report.status();
   std::vector<std::string> names;
   if (report.ok())
     for (const ReportSearchTime &row : report->searchTimings)
-      names.push_back(row.strategy);
+      names.push_back(row.planner);
   return names;
 }
 
@@ -115,7 +115,7 @@ TEST(PlannerSearchInfoTest, TheSweepTriesAPlannerThatTakesNoBudget) {
   auto plansTried = [&](const PlannerRegistry &registry) -> int64_t {
     TrainingOptions options;
     options.searchAggregation = false;
-    options.planners = &registry;
+    options.registry = &registry;
     absl::StatusOr<SweepReport> sweep = sweepTrainingPlans(*forward, options);
     EXPECT_TRUE(sweep.ok()) << sweep.status();
     return sweep.ok() ? sweep->plansTried : -1;

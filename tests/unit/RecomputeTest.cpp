@@ -160,7 +160,7 @@ void expectSameGradients(const Graph &forward, const std::string &strategy,
   std::unique_ptr<Graph> rewritten = forward.clone();
   ASSERT_TRUE(buildTrainingGraph(*plain, {}).ok());
   TrainingOptions options;
-  options.strategy = strategy;
+  options.planner = strategy;
   options.forceDataDependency = forceDataDependency;
   absl::StatusOr<TrainingReport> report =
       buildTrainingGraph(*rewritten, options);
@@ -349,7 +349,7 @@ TEST(RecomputeTest, SqrtNSavesMemoryOnADeepMlp) {
   std::unique_ptr<Graph> plain = (*forward)->clone();
   ASSERT_TRUE(buildTrainingGraph(*plain, {}).ok());
   TrainingOptions options;
-  options.strategy = "sqrtn";
+  options.planner = "sqrtn";
   absl::StatusOr<TrainingReport> report =
       buildTrainingGraph(**forward, options);
   ASSERT_TRUE(report.ok()) << report.status();

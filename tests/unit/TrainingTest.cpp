@@ -44,7 +44,7 @@ TEST(TrainingTest, NoneIsPlainAutodiff) {
   int64_t forwardFlops = graphFlops(*graph);
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, {});
   ASSERT_TRUE(report.ok()) << report.status();
-  EXPECT_EQ(report->strategy, "none");
+  EXPECT_EQ(report->planner, "none");
   EXPECT_EQ(report->graph, "mlp");
   // Each hidden layer is matmul, add, relu, and the head matmul, add, loss:
   // 3 * 5 + 3 forward ops. Autodiff adds per hidden layer relu_grad, the
@@ -77,7 +77,7 @@ TEST(TrainingTest, NoneIsPlainAutodiff) {
 TEST(TrainingTest, UnknownStrategy) {
   std::unique_ptr<Graph> graph = mlp(1);
   TrainingOptions options;
-  options.strategy = "sideways";
+  options.planner = "sideways";
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(std::string(report.status().message()),

@@ -38,7 +38,7 @@ struct ReportPassTime {
 /// graphs were built for it (a modelled planner calibrates its budget over
 /// several; 0 for the search's one autodiff) and their wall time.
 struct ReportSearchTime {
-  std::string strategy;
+  std::string planner;
   int builds = 0;
   double seconds = 0;
   /// Plans made but not built: they could not beat the best plan, or
@@ -68,7 +68,7 @@ struct ReportSegment {
 /// JSON report.
 struct TrainingReport {
   std::string graph;
-  std::string strategy;
+  std::string planner;
   /// Autodiff's early aggregation of partial gradients (`AutodiffOptions`)
   /// in the graph written: the options' own, or with a budget the search's
   /// choice.
@@ -171,7 +171,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os);
 
 /// One plan on the memory/overhead Pareto curve of `remat opt --sweep`.
 struct SweepPoint {
-  std::string strategy;
+  std::string planner;
   int64_t peakBytes = 0;
   int64_t flopsRecompute = 0;
   double overhead = 0;

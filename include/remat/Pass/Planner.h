@@ -132,6 +132,9 @@ struct PlannerSearchInfo {
   /// Plans for the budget it is told (`chain`, `ilp`): a sweep, which tells
   /// no budget, leaves it out; a search at the lowest peak asks it again.
   bool takesBudget = false;
+  /// With `takesBudget`: whether a sweep asks it at each of its budgets
+  /// (not the ILP, whose solves take seconds each).
+  bool sweptAtBudgets = true;
   /// Plans against its own model of memory (`chain`): a budget the user
   /// gives it is shifted until the built graph's simulated peak meets it.
   bool modelsMemory = false;

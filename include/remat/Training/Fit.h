@@ -40,10 +40,10 @@ struct FitOptions {
   /// The most recompute a plan may cost, as `TrainingReport::overhead`
   /// (0.34: a third of a training step); none by default.
   std::optional<double> maxOverhead;
-  /// The planning of each batch: `strategy` (default `auto`, the least
+  /// The planning of each batch: `planner` (default `auto`, the least
   /// recompute within the budget), autodiff options. `budget` is set from
   /// `memoryBytes`.
-  TrainingOptions training = {.strategy = "auto"};
+  TrainingOptions training = {.planner = "auto"};
   /// The largest batch tried.
   int64_t maxBatch = int64_t(1) << 16;
 };
@@ -54,7 +54,7 @@ struct FitTrial {
   /// The peak of the plan chosen for this batch (`planPeakBytes`).
   int64_t peakBytes = 0;
   double overhead = 0;
-  std::string strategy;
+  std::string planner;
   /// The peak is within the memory and the overhead within its limit.
   bool fits = false;
 };

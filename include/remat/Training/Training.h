@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The pipeline behind `remat opt --strategy=S`: autodiff, the strategy's
+/// The pipeline behind `remat opt --planner=P`: autodiff, the planner's
 /// rematerialization, scheduling and verification of a forward graph, and the
 /// report of what that cost and saved (docs/report.md).
 ///
@@ -34,22 +34,22 @@ namespace remat {
 class Graph;
 class PlannerRegistry;
 
-/// The strategy that searches plans within a budget.
-inline constexpr llvm::StringLiteral kAutoStrategy = "auto";
+/// The planner that searches plans within a budget.
+inline constexpr llvm::StringLiteral kAutoPlanner = "auto";
 
 struct TrainingOptions {
   /// The planner that chooses which values to keep, as
   /// `PlannerRegistry::create` reads it; `none` is plain autodiff
   /// (docs/planners.md).
-  std::string strategy = "none";
+  std::string planner = "none";
   /// Orders recomputation with data rather than control dependencies.
   bool forceDataDependency = false;
   /// A memory budget as `parseByteSize` reads it (`16GiB`, or `40%` of plain
-  /// autodiff's peak); none by default. With a budget and the strategy
+  /// autodiff's peak); none by default. With a budget and the planner
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
   AutodiffOptions autodiff;
-  /// With a budget and the strategy `auto`, also searches the plans of the
+  /// With a budget and the planner `auto`, also searches the plans of the
   /// graph differentiated with every partial gradient summed at once
   /// (`aggregateCount` 2, `aggregateBytes` 0) where that lowers plain
   /// autodiff's peak: no FLOPs more, a few more ops. Off when the caller
@@ -71,9 +71,9 @@ struct TrainingOptions {
   /// autodiff: the planners and the report then count nanoseconds; none
   /// (FLOPs) by default.
   std::shared_ptr<const NodeProfile> measuredCosts;
-  /// Where `strategy` and `auto`'s candidates are looked up
+  /// Where `planner` and `auto`'s candidates are looked up
   /// (`plannerRegistry()`); null: `PlannerRegistry::global()`.
-  const PlannerRegistry *planners = nullptr;
+  const PlannerRegistry *registry = nullptr;
   /// Verifies after every pass, not only at the end.
   bool verifyEach = false;
   /// Receives the planners' progress lines (the ILP's incumbent, bound and
@@ -92,23 +92,23 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// recompute rewrite, the schedule again, the verifier and `finalPipeline`
 /// (whose graph the peaks, ops and devices then describe; the FLOPs are of
 /// the training graph before it). Errors: an unknown
-/// strategy or bad strategy arguments, autodiff errors, verifier failures.
+/// planner or bad planner arguments, autodiff errors, verifier failures.
 ///
 /// With a budget, every candidate plan is built on a copy of the graph and
 /// judged by the simulated peak of its final, scheduled training graph (after
 /// `finalPipeline`: the peak of its largest device), so the
-/// plan returned is never over the budget when one reaches it. The strategy
+/// plan returned is never over the budget when one reaches it. The planner
 /// `auto` tries every planner of docs/strategies.md#budgets (on small graphs
 /// `ilp` too), where it lowers the peak also on the graph with partial
 /// gradients summed at once (`searchAggregation`), and keeps the least
-/// recompute FLOPs within the budget; another strategy is built as given. When nothing reaches the budget the lowest peak
+/// recompute FLOPs within the budget; another planner is built as given. When nothing reaches the budget the lowest peak
 /// found is built, `budgetMet` is false and a warning says so, with the peak
 /// floor that no plan goes below (remat/Analysis/PeakFloor.h; also
 /// `peakFloorBytes`, except after `finalPipeline`).
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
 
-/// Builds every plan the `auto` strategy tries on copies of `graph` (which
+/// Builds every plan the `auto` planner tries on copies of `graph` (which
 /// is left as it is) and returns the Pareto curve of their final simulated
 /// peaks and recompute: a larger budget never picks a higher-cost point.
 absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
