@@ -237,7 +237,7 @@ void printSearchTimings(llvm::ArrayRef<ReportSearchTime> timings,
   err.flush();
 }
 
-/// What `remat opt` does to each graph: a strategy run or a pipeline.
+/// What `remat opt` does to each graph: a planner run or a pipeline.
 struct OptPlan {
   std::optional<std::string> pipeline;
   TrainingOptions training;
@@ -314,7 +314,7 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
   return writeTimeline(*timeline, graph, extras, ctx.out);
 }
 
-/// Checks the options that choose between a strategy run and a pipeline,
+/// Checks the options that choose between a planner run and a pipeline,
 /// before any input is read.
 absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   OptPlan plan;

@@ -103,7 +103,7 @@ public:
   absl::Status run() {
     if (options_.planner == kAutoPlanner)
       return invalidArgument("planner 'auto' needs a budget (--budget=SIZE)");
-    // An unknown strategy fails before the graph changes.
+    // An unknown planner fails before the graph changes.
     std::unique_ptr<Planner> planner;
     if (!request_.plan) {
       REMAT_ASSIGN_OR_RETURN(
