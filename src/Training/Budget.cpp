@@ -121,20 +121,6 @@ searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
   return best;
 }
 
-/// Plain autodiff's trial of `graph`: unbuilt where its schedule tells its
-/// peak, else built (a graph on devices).
-absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &graph,
-                                 const TrainingOptions &options,
-                                 double &seconds) {
-  if (std::optional<Trial> plain = unbuiltPlainTrial(graph, options))
-    return std::move(*plain);
-  Stopwatch stopwatch;
-  REMAT_ASSIGN_OR_RETURN(Trial plain,
-                         tryStrategy(graph, options, {.planner = "none"}));
-  seconds = stopwatch.seconds();
-  return plain;
-}
-
 /// How the timings name the candidates of the search from the peak floor.
 constexpr const char *kFromFloor = ", from the peak floor";
 
@@ -220,7 +206,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
         if (!from->plain) {
           REMAT_ASSIGN_OR_RETURN(
               from->plain,
-              plainTrial(from->graph, from->options, from->plainSeconds));
+              plainTrial(from->graph, from->options, /*keepGraph=*/true,
+                         from->plainSeconds));
         }
       REMAT_ASSIGN_OR_RETURN(
           best, searchLowestPeak(bases, strategies, floor ? floor->bytes : 0,

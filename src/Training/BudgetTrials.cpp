@@ -336,6 +336,19 @@ bool aggregationMayMatter(const Graph &graph, const TrainingOptions &options) {
   return false;
 }
 
+absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &base,
+                                 const TrainingOptions &options, bool keepGraph,
+                                 double &seconds) {
+  if (std::optional<Trial> plain = unbuiltPlainTrial(base, options))
+    return std::move(*plain);
+  Stopwatch stopwatch;
+  REMAT_ASSIGN_OR_RETURN(
+      Trial plain,
+      tryStrategy(base, options, {.planner = "none", .keepGraph = keepGraph}));
+  seconds = stopwatch.seconds();
+  return plain;
+}
+
 absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
                                             const TrainingOptions &options,
                                             bool trySummed,
@@ -363,15 +376,9 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
     result.floorOp = result.floor->op ? result.floor->op->describe() : "";
     result.floorText = describePeakFloorOp(*result.floor);
   }
-  stopwatch.restart();
-  own->plain = unbuiltPlainTrial(own->graph, options);
-  if (!own->plain) {
-    REMAT_ASSIGN_OR_RETURN(own->plain,
-                           tryStrategy(own->graph, options,
-                                       {.planner = "none",
-                                        .keepGraph = keepPlainGraph}));
-  }
-  own->plainSeconds = stopwatch.seconds();
+  REMAT_ASSIGN_OR_RETURN(own->plain, plainTrial(own->graph, options,
+                                                keepPlainGraph,
+                                                own->plainSeconds));
 
   if (summedGraph) {
     stopwatch.restart();

@@ -120,6 +120,12 @@ bool isBetter(const Trial &candidate, const Trial &best, int64_t budget);
 std::optional<Trial> unbuiltPlainTrial(const DifferentiatedGraph &base,
                                        const TrainingOptions &options);
 
+/// Plain autodiff's trial of `base`: `unbuiltPlainTrial` where it has one,
+/// else built (kept when `keepGraph`), its build's time in `seconds`.
+absl::StatusOr<Trial> plainTrial(const DifferentiatedGraph &base,
+                                 const TrainingOptions &options, bool keepGraph,
+                                 double &seconds);
+
 /// One candidate to try.
 struct TrialRequest {
   std::string planner;
