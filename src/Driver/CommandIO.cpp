@@ -14,6 +14,9 @@
 
 namespace remat::driver {
 
+/// The output file's buffer: a few system calls per megabyte of text.
+constexpr size_t kOutputBufferBytes = size_t(1) << 20;
+
 absl::Status writeOutput(const std::optional<std::string> &path,
                          llvm::raw_ostream &stdoutStream,
                          llvm::function_ref<void(llvm::raw_ostream &)> write) {
@@ -22,18 +25,16 @@ absl::Status writeOutput(const std::optional<std::string> &path,
     stdoutStream.flush();
     return absl::OkStatus();
   }
-  // Written to memory first: the file appears only when the text is complete.
-  std::string text;
-  llvm::raw_string_ostream buffer(text);
-  write(buffer);
-  buffer.flush();
-
+  // Written straight to the file, through a large buffer: a million-op
+  // graph's text is hundreds of megabytes, which a copy in memory would
+  // hold twice. A write that fails removes the file (ToolOutputFile).
   std::error_code error;
   llvm::ToolOutputFile file(*path, error, llvm::sys::fs::OF_None);
   if (error)
     return invalidArgument("cannot open '{}' for writing: {}", *path,
                            error.message());
-  file.os() << text;
+  file.os().SetBufferSize(kOutputBufferBytes);
+  write(file.os());
   file.os().close();
   if (file.os().has_error()) {
     std::string message = file.os().error().message();

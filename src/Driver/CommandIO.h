@@ -27,8 +27,8 @@
 namespace remat::driver {
 
 /// Runs `write` on the file `path`, or on `stdoutStream` when `path` is absent
-/// or `-`. A file is created only once `write` has finished, so that a failed
-/// write leaves no partial file behind.
+/// or `-`. A write that fails (a full disk) removes the file, so that it
+/// leaves no partial file behind.
 absl::Status writeOutput(const std::optional<std::string> &path,
                          llvm::raw_ostream &stdoutStream,
                          llvm::function_ref<void(llvm::raw_ostream &)> write);

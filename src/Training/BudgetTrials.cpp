@@ -368,11 +368,23 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
     summedGraph = graph.clone(Graph::CloneIds::Keep);
   auto own = std::make_unique<SearchBase>();
   own->options = options;
-  REMAT_ASSIGN_OR_RETURN(own->graph, differentiateOnce(graph, options));
+  REMAT_ASSIGN_OR_RETURN(own->graph, differentiateUnscheduled(graph, options));
+  // The floor is found on a second thread while plain autodiff's schedule
+  // is: both only read the graph.
+  std::future<absl::StatusOr<PeakFloor>> floor;
+  if (options.finalPipeline.empty())
+    floor = std::async(std::launch::async | std::launch::deferred,
+                       [&graph, bound = own->graph.forwardOpIdBound] {
+                         return computePeakFloor(graph, bound);
+                       });
+  absl::Status scheduled = findPlainSchedule(own->graph);
+  std::optional<absl::StatusOr<PeakFloor>> found;
+  if (floor.valid())
+    found = floor.get();
+  REMAT_RETURN_IF_ERROR(scheduled);
   result.timings.push_back({"autodiff", 0, stopwatch.seconds()});
-  if (options.finalPipeline.empty()) {
-    REMAT_ASSIGN_OR_RETURN(result.floor,
-                           computePeakFloor(graph, own->graph.forwardOpIdBound));
+  if (found) {
+    REMAT_ASSIGN_OR_RETURN(result.floor, std::move(*found));
     result.floorOp = result.floor->op ? result.floor->op->describe() : "";
     result.floorText = describePeakFloorOp(*result.floor);
   }

@@ -339,7 +339,7 @@ bool isInCloneOrder(const Graph &graph) {
 }
 
 absl::StatusOr<DifferentiatedGraph>
-differentiateOnce(Graph &graph, const TrainingOptions &options) {
+differentiateUnscheduled(Graph &graph, const TrainingOptions &options) {
   DifferentiatedGraph base;
   base.graph = &graph;
   base.opsBefore = countComputeOps(graph);
@@ -349,6 +349,11 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
   base.forwardOpIdBound = run.forwardOpIdBound();
   base.autodiffTime = report.timings.front();
   base.measuredCosts = report.measuredCosts;
+  return base;
+}
+
+absl::Status findPlainSchedule(DifferentiatedGraph &base) {
+  const Graph &graph = *base.graph;
   REMAT_ASSIGN_OR_RETURN(MemorySchedule plain, memorySchedule(graph));
   base.plainSchedule = plain.result;
   base.plainOrder.reserve(plain.ops.size());
@@ -358,6 +363,14 @@ differentiateOnce(Graph &graph, const TrainingOptions &options) {
   // schedule of a renumbered copy is the one just made.
   if (numberedInScheduleOrder(graph))
     base.renumberedSchedule = base.plainSchedule;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<DifferentiatedGraph>
+differentiateOnce(Graph &graph, const TrainingOptions &options) {
+  REMAT_ASSIGN_OR_RETURN(DifferentiatedGraph base,
+                         differentiateUnscheduled(graph, options));
+  REMAT_RETURN_IF_ERROR(findPlainSchedule(base));
   return base;
 }
 

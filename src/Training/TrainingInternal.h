@@ -50,9 +50,19 @@ struct DifferentiatedGraph {
 bool isInCloneOrder(const Graph &graph);
 
 /// Differentiates `graph` in place and finds the order `scheduleForMemory`
-/// would give it, leaving its own.
+/// would give it, leaving its own: `differentiateUnscheduled`, then
+/// `findPlainSchedule`.
 absl::StatusOr<DifferentiatedGraph>
 differentiateOnce(Graph &graph, const TrainingOptions &options);
+
+/// Differentiates `graph` in place; the plain schedule is left to
+/// `findPlainSchedule`.
+absl::StatusOr<DifferentiatedGraph>
+differentiateUnscheduled(Graph &graph, const TrainingOptions &options);
+
+/// Finds plain autodiff's memory-aware schedule of `base.graph`, which it
+/// only reads (`DifferentiatedGraph::plainOrder`, `plainSchedule`).
+absl::Status findPlainSchedule(DifferentiatedGraph &base);
 
 /// One plan's training graph and its report.
 struct TrainingBuild {

@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Builds, prints, parses, verifies, sorts, simulates the memory of,
+/// Builds, prints, parses, verifies, copies, sorts, simulates the memory of,
 /// differentiates, rematerializes and schedules MLP chains from 1k to over 1M
 /// ops. Each benchmark reports `ops` (the graph
 /// size) and an `ops/s` rate, so that time per op can be read off as size
@@ -87,6 +87,23 @@ void BM_Verify(benchmark::State &state) {
     if (!verify(*graph).ok())
       state.SkipWithError("verify failed");
   reportSize(state, *graph);
+}
+
+/// A deep copy keeping ids, as every candidate of the budget search starts
+/// from (`Graph::CloneIds::Keep`), of the chain's training graph.
+void BM_Clone(benchmark::State &state) {
+  std::unique_ptr<Graph> training = buildChain(state.range(0));
+  if (!differentiate(*training).ok()) {
+    state.SkipWithError("autodiff failed");
+    return;
+  }
+  for (auto _ : state) {
+    std::unique_ptr<Graph> copy = training->clone(Graph::CloneIds::Keep);
+    state.PauseTiming();
+    copy.reset();
+    state.ResumeTiming();
+  }
+  reportSize(state, *training);
 }
 
 void BM_TopoSort(benchmark::State &state) {
@@ -186,6 +203,7 @@ REMAT_SCALE_BENCHMARK(BM_Build);
 REMAT_SCALE_BENCHMARK(BM_Print);
 REMAT_SCALE_BENCHMARK(BM_Parse);
 REMAT_SCALE_BENCHMARK(BM_Verify);
+REMAT_SCALE_BENCHMARK(BM_Clone);
 REMAT_SCALE_BENCHMARK(BM_TopoSort);
 REMAT_SCALE_BENCHMARK(BM_SimulateMemory);
 REMAT_SCALE_BENCHMARK(BM_Autodiff);
