@@ -149,7 +149,7 @@ private:
 };
 
 /// `deps` without repeats.
-static std::vector<int> distinct(const std::vector<int> &deps) {
+static std::vector<int> distinct(llvm::ArrayRef<int> deps) {
   std::vector<int> result;
   for (int dep : deps)
     if (!llvm::is_contained(result, dep))

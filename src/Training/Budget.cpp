@@ -20,7 +20,8 @@
 /// candidate is tried on that graph too. Where no plan fits, the plan is the
 /// one of lowest peak that a search told the proven peak floor finds (then,
 /// told that peak, the cheapest there): the same plan for every budget out
-/// of reach. A budget below the floor goes to that search at once.
+/// of reach. A budget below the floor goes to that search at once, and a
+/// plan that fits, recomputes nothing and peaks at the floor ends a search.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +55,8 @@ namespace {
 struct SearchState {
   int64_t forwardOps;
   std::vector<ReportSearchTime> &timings;
+  /// The proven peak floor (`SearchBases::floor`); 0 where none is known.
+  int64_t floorBytes = 0;
   int64_t work = 0;
   int64_t plansTried = 0;
 };
@@ -65,7 +68,9 @@ constexpr const char *kAtLowestPeak = ", at the lowest peak found";
 /// left, and returns the best trial within `budget` (`isBetter`); none when
 /// no work was left. Plain autodiff is tried where its base still has its
 /// trial. A plan that recomputes more than `toBeat` FLOPs, or than a plan
-/// found within the budget, is not built.
+/// found within the budget, is not built. A plan within the budget that
+/// recomputes nothing at the proven peak floor ends the search: no plan can
+/// beat it (`isBetter`).
 absl::StatusOr<std::optional<Trial>>
 searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
                  llvm::ArrayRef<std::string> strategies, int64_t budget,
@@ -78,6 +83,9 @@ searchCandidates(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
     for (const std::string &strategy : strategies) {
       bool met = best && best->peakBytes <= budget;
       if (search.work >= (met ? kSearchOpBudget : kUnmetSearchOpBudget))
+        return best;
+      if (met && best->flopsRecompute == 0 &&
+          best->peakBytes <= search.floorBytes)
         return best;
       if (strategy == "none" && !from.plain)
         continue;
@@ -134,7 +142,8 @@ absl::StatusOr<std::optional<Trial>>
 searchLowestPeak(llvm::ArrayRef<std::unique_ptr<SearchBase>> bases,
                  llvm::ArrayRef<std::string> strategies, int64_t floorBytes,
                  const Graph &forward, SearchState &search) {
-  SearchState lowestSearch{search.forwardOps, search.timings};
+  SearchState lowestSearch{search.forwardOps, search.timings,
+                           search.floorBytes};
   REMAT_ASSIGN_OR_RETURN(std::optional<Trial> best,
                          searchCandidates(bases, strategies, floorBytes,
                                           kFromFloor, lowestSearch));
@@ -191,7 +200,7 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   std::optional<Trial> best;
   int64_t plansTried = 1;
   if (searching) {
-    SearchState search{forwardOps, searchTimings};
+    SearchState search{forwardOps, searchTimings, floor ? floor->bytes : 0};
     // A budget below the proven floor is met by no plan: straight to the
     // plan of lowest peak.
     bool provenUnmet =
@@ -228,14 +237,14 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
     searchTimings.push_back(
         {options.planner, best->builds, stopwatch.seconds(), best->unbuilt});
   }
-  // Plain autodiff chosen: built now.
+  // Plain autodiff chosen: built now, on the differentiated graph itself,
+  // which nothing needs after it.
   if (!best->build.graph) {
     stopwatch.restart();
     int64_t planned = best->peakBytes;
-    const SearchBase &from = *bases[best->base];
-    REMAT_ASSIGN_OR_RETURN(best,
-                           tryStrategy(from.graph, from.options,
-                                       {.planner = "none"}));
+    SearchBase &from = *bases[best->base];
+    REMAT_ASSIGN_OR_RETURN(
+        best, buildPlainOnBase(from, from.owned ? *from.owned : graph));
     assert(best->peakBytes == planned &&
            "plain autodiff's build differs from its schedule");
     (void)planned;

@@ -319,6 +319,17 @@ absl::StatusOr<Trial> tryForBudget(const DifferentiatedGraph &base,
   return tryStrategy(base, options, request);
 }
 
+absl::StatusOr<Trial> buildPlainOnBase(const SearchBase &from,
+                                       Graph &differentiated) {
+  assert(from.graph.graph == &differentiated && "another graph than the base");
+  REMAT_ASSIGN_OR_RETURN(BasePlan plan, planStrategy(from.graph, from.options,
+                                                     "none", std::nullopt));
+  auto graph = std::make_unique<Graph>();
+  graph->swap(differentiated);
+  return buildPlan(from.graph, from.options, "none", std::nullopt, plan,
+                   /*keepGraph=*/true, std::move(graph));
+}
+
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff) {
   autodiff.aggregateCount = 2;
   autodiff.aggregateBytes = 0;

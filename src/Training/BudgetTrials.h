@@ -207,6 +207,12 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
                                             bool trySummed,
                                             bool keepPlainGraph);
 
+/// Plain autodiff's trial of `from`, built on its differentiated graph
+/// `differentiated` itself, which is left empty: no copy, for the last
+/// build of a search.
+absl::StatusOr<Trial> buildPlainOnBase(const SearchBase &from,
+                                       Graph &differentiated);
+
 /// Autodiff's options that sum each partial gradient into the value's
 /// gradient as soon as it exists: the fewest partials alive at once.
 AutodiffOptions summedAtOnce(AutodiffOptions autodiff);

@@ -353,7 +353,7 @@ TEST(ChainLeanRunsTest, FootprintsOfALayer) {
 // - every 2nd and cheap keeps what every 3rd keeps: merged.
 TEST(ChainLeanRunsTest, RunsOfAHandMadeStage) {
   problem::RematProblem problem;
-  auto node = [&](int64_t cost, int64_t bytes, std::vector<int> deps,
+  auto node = [&](int64_t cost, int64_t bytes, llvm::SmallVector<int, 2> deps,
                   bool backward) {
     problem.nodes.push_back({cost, bytes, std::move(deps), backward});
   };

@@ -18,6 +18,8 @@
 
 #include "remat/Pass/Planner.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 #include <optional>
 #include <vector>
 
@@ -32,7 +34,8 @@ struct GraphProblem {
   RematProblem problem;
   /// By node: its ops in schedule order, the storage owner first; empty for
   /// the last node, which reads the gradient outputs to keep them live.
-  std::vector<std::vector<Op *>> ops;
+  /// Most nodes are one op, held inline.
+  std::vector<llvm::SmallVector<Op *, 1>> ops;
 };
 
 /// How closely the nodes model the built graph.

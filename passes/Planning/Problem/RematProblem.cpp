@@ -59,7 +59,7 @@ RematDag buildDag(const RematProblem &problem) {
   dag.readers.resize(n);
   for (int i = 0; i < n; ++i) {
     std::vector<int> &deps = dag.deps[i];
-    deps = problem.nodes[i].deps;
+    deps.assign(problem.nodes[i].deps.begin(), problem.nodes[i].deps.end());
     llvm::sort(deps);
     deps.erase(std::unique(deps.begin(), deps.end()), deps.end());
     // Readers are visited in index order, so each list comes out sorted.

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
 #include <vector>
@@ -34,7 +35,8 @@ struct RematNode {
   /// `RematProblem::constantBytes`.
   int64_t bytes = 0;
   /// The nodes it reads, each earlier in the order; duplicates are allowed.
-  std::vector<int> deps;
+  /// Inline up to two: a million-node problem makes no allocation per node.
+  llvm::SmallVector<int, 2> deps;
   /// A gradient op: computed exactly once, at its own stage.
   bool backward = false;
 };
