@@ -6,11 +6,16 @@
 
 #include "remat/IR/Attribute.h"
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/ErrorHandling.h"
 
 #include <fmt/format.h>
 
 #include <cmath>
+#include <mutex>
 
 namespace remat {
 
@@ -65,6 +70,98 @@ std::string Attribute::str() const {
   case AttrKind::IntList: return fmt::format("[{}]", fmt::join(asIntList(), ", "));
   }
   llvm_unreachable("unknown attribute kind");
+}
+
+namespace {
+
+/// The value's bits: floats compared and hashed bit for bit.
+struct AttrBits {
+  static llvm::hash_code hash(const Attribute &attr) {
+    switch (attr.kind()) {
+    case AttrKind::Int: return llvm::hash_combine(attr.kind(), attr.asInt());
+    case AttrKind::Float:
+      return llvm::hash_combine(attr.kind(),
+                                llvm::bit_cast<uint64_t>(attr.asFloat()));
+    case AttrKind::Bool: return llvm::hash_combine(attr.kind(), attr.asBool());
+    case AttrKind::String:
+      return llvm::hash_combine(attr.kind(), attr.asString());
+    case AttrKind::IntList:
+      return llvm::hash_combine(
+          attr.kind(), llvm::hash_combine_range(attr.asIntList().begin(),
+                                                attr.asIntList().end()));
+    }
+    llvm_unreachable("unknown attribute kind");
+  }
+  static bool equal(const Attribute &a, const Attribute &b) {
+    if (a.kind() != b.kind())
+      return false;
+    if (a.is(AttrKind::Float))
+      return llvm::bit_cast<uint64_t>(a.asFloat()) ==
+             llvm::bit_cast<uint64_t>(b.asFloat());
+    return a == b;
+  }
+};
+
+/// Every distinct attribute list, for the life of the process, behind a
+/// lock: graphs are built and copied on more than one thread.
+class AttrListUniquer {
+public:
+  const AttrList *get(AttrList attrs) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = table_.find_as(attrs);
+    if (found != table_.end())
+      return *found;
+    const AttrList *stored =
+        new (arena_.Allocate()) AttrList(std::move(attrs));
+    table_.insert(stored);
+    return stored;
+  }
+
+private:
+  struct Info {
+    static const AttrList *getEmptyKey() {
+      return llvm::DenseMapInfo<const AttrList *>::getEmptyKey();
+    }
+    static const AttrList *getTombstoneKey() {
+      return llvm::DenseMapInfo<const AttrList *>::getTombstoneKey();
+    }
+    static unsigned getHashValue(const AttrList &attrs) {
+      llvm::hash_code hash = llvm::hash_value(attrs.size());
+      for (const NamedAttr &attr : attrs)
+        hash = llvm::hash_combine(hash, attr.name, AttrBits::hash(attr.value));
+      return hash;
+    }
+    static unsigned getHashValue(const AttrList *attrs) {
+      return getHashValue(*attrs);
+    }
+    static bool isEqual(const AttrList &attrs, const AttrList *stored) {
+      if (stored == getEmptyKey() || stored == getTombstoneKey() ||
+          stored->size() != attrs.size())
+        return false;
+      for (size_t i = 0, e = attrs.size(); i < e; ++i)
+        if (attrs[i].name != (*stored)[i].name ||
+            !AttrBits::equal(attrs[i].value, (*stored)[i].value))
+          return false;
+      return true;
+    }
+    static bool isEqual(const AttrList *a, const AttrList *b) { return a == b; }
+  };
+
+  std::mutex mutex_;
+  llvm::DenseSet<const AttrList *, Info> table_;
+  /// The lists, never freed: they outlive every graph.
+  llvm::SpecificBumpPtrAllocator<AttrList> arena_;
+};
+
+} // namespace
+
+const AttrList *internAttrList(AttrList attrs) {
+  // Leaked on purpose, as types are (Type.cpp).
+  static const AttrList *empty = new AttrList();
+  if (attrs.empty())
+    return empty;
+  static auto *uniquer = new AttrListUniquer();
+  return uniquer->get(std::move(attrs));
 }
 
 const Attribute *findAttr(llvm::ArrayRef<NamedAttr> attrs, llvm::StringRef name) {

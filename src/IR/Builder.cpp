@@ -139,7 +139,8 @@ Value *Builder::op(llvm::StringRef kind, llvm::ArrayRef<Value *> operands,
 
 Builder::RegionScope::RegionScope(Builder &builder, llvm::StringRef name)
     : builder_(builder), saved_(builder.region_) {
-  builder_.region_ = saved_.empty() ? name.str() : saved_ + "/" + name.str();
+  builder_.region_ =
+      internTag(saved_.empty() ? name.str() : saved_.str() + "/" + name.str());
 }
 
 } // namespace remat

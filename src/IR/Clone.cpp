@@ -28,12 +28,12 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
       types.push_back(op.result(i)->type());
     // Names come with the name table below.
     Op *newOp =
-        copy->createOpImpl(op.def(), operands, op.attrs(), types,
+        copy->createOpImpl(op.def(), operands, op.attrs_, types,
                            /*resultNames=*/{}, /*insertBefore=*/nullptr,
                            /*registerNames=*/false);
     newOp->setLoc(op.loc());
-    newOp->setRegion(op.region().str());
-    newOp->setDevice(op.device().str());
+    newOp->region_ = op.region_;
+    newOp->device_ = op.device_;
     if (keepIds)
       newOp->id_ = op.id_;
     for (Op *dep : op.controlDeps())

@@ -32,12 +32,13 @@ Op *Graph::createOp(const OpDef &def, llvm::ArrayRef<Value *> operands,
                     AttrList attrs, llvm::ArrayRef<Type> resultTypes,
                     llvm::ArrayRef<std::string> resultNames,
                     Op *insertBefore) {
-  return createOpImpl(def, operands, std::move(attrs), resultTypes,
-                      resultNames, insertBefore, /*registerNames=*/true);
+  return createOpImpl(def, operands, internAttrList(std::move(attrs)),
+                      resultTypes, resultNames, insertBefore,
+                      /*registerNames=*/true);
 }
 
 Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
-                    AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+                    const AttrList *attrs, llvm::ArrayRef<Type> resultTypes,
                     llvm::ArrayRef<std::string> resultNames, Op *insertBefore,
                     bool registerNames) {
   assert((resultNames.empty() || resultNames.size() == resultTypes.size()) &&
@@ -69,7 +70,7 @@ Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
   op->useSlots_.resize(operands.size());
   for (unsigned i = 0, e = operands.size(); i < e; ++i)
     operands[i]->addUse(op, i);
-  op->attrs_ = std::move(attrs);
+  op->attrs_ = attrs;
   if (insertBefore)
     ops_.insert(insertBefore->getIterator(), op);
   else

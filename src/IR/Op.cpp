@@ -7,13 +7,25 @@
 #include "remat/IR/Op.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cassert>
+#include <mutex>
 
 namespace remat {
+
+llvm::StringRef internTag(llvm::StringRef tag) {
+  if (tag.empty())
+    return {};
+  // Leaked on purpose, as types are (Type.cpp).
+  static auto *tags = new llvm::StringSet<>();
+  static auto *mutex = new std::mutex();
+  std::lock_guard<std::mutex> lock(*mutex);
+  return tags->insert(tag).first->getKey();
+}
 
 void Value::addUse(Op *user, unsigned operandIndex) {
   user->useSlots_[operandIndex] = uses_.size();
@@ -34,7 +46,7 @@ void Value::removeUse(Op *user, unsigned operandIndex) {
 Op::Op(Graph *graph, const OpDef *def, unsigned id, unsigned numResults,
        Value *results)
     : graph_(graph), def_(def), id_(id), numResults_(numResults),
-      results_(results) {}
+      results_(results), attrs_(internAttrList({})) {}
 
 Op::~Op() {
   assert(operands_.empty() && "delete an op through Graph::erase");
@@ -70,12 +82,15 @@ llvm::SmallVector<Type, 2> Op::resultTypes() const {
 }
 
 void Op::setAttr(llvm::StringRef name, Attribute value) {
-  for (NamedAttr &attr : attrs_)
-    if (attr.name == name) {
-      attr.value = std::move(value);
-      return;
-    }
-  attrs_.push_back({name.str(), std::move(value)});
+  // Others may share the list: the op gets a changed copy.
+  AttrList attrs = *attrs_;
+  auto written = llvm::find_if(
+      attrs, [&](const NamedAttr &attr) { return attr.name == name; });
+  if (written != attrs.end())
+    written->value = std::move(value);
+  else
+    attrs.push_back({name.str(), std::move(value)});
+  attrs_ = internAttrList(std::move(attrs));
 }
 
 void Op::addControlDep(Op *dep) {

@@ -6,13 +6,17 @@
 
 #include "remat/IR/Type.h"
 
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <fmt/format.h>
 
 #include <cassert>
+#include <mutex>
 
 namespace remat {
 
@@ -62,9 +66,11 @@ bool isFloatDType(DType dtype) {
          dtype == DType::BF16;
 }
 
-std::optional<int64_t> Type::checkedNumElements() const {
+namespace {
+
+std::optional<int64_t> countElements(llvm::ArrayRef<int64_t> shape) {
   int64_t count = 1;
-  for (int64_t d : shape_) {
+  for (int64_t d : shape) {
     if (d < 0)
       return std::nullopt;
     int64_t next;
@@ -75,10 +81,81 @@ std::optional<int64_t> Type::checkedNumElements() const {
   return count;
 }
 
+/// Every distinct type's storage, for the life of the process. Graphs are
+/// built and copied on more than one thread: a lock guards the table.
+class TypeUniquer {
+public:
+  const TypeStorage *get(DType dtype, llvm::ArrayRef<int64_t> shape) {
+    Key key{dtype, shape};
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = table_.find_as(key);
+    if (found != table_.end())
+      return *found;
+    auto *storage = new (arena_.Allocate())
+        TypeStorage{dtype, {shape.begin(), shape.end()},
+                    countElements(shape)};
+    table_.insert(storage);
+    return storage;
+  }
+
+private:
+  struct Key {
+    DType dtype;
+    llvm::ArrayRef<int64_t> shape;
+  };
+  struct Info {
+    static const TypeStorage *getEmptyKey() {
+      return llvm::DenseMapInfo<const TypeStorage *>::getEmptyKey();
+    }
+    static const TypeStorage *getTombstoneKey() {
+      return llvm::DenseMapInfo<const TypeStorage *>::getTombstoneKey();
+    }
+    static unsigned getHashValue(const Key &key) {
+      return llvm::hash_combine(
+          key.dtype, llvm::hash_combine_range(key.shape.begin(),
+                                              key.shape.end()));
+    }
+    static unsigned getHashValue(const TypeStorage *storage) {
+      return getHashValue(Key{storage->dtype, storage->shape});
+    }
+    static bool isEqual(const Key &key, const TypeStorage *storage) {
+      if (storage == getEmptyKey() || storage == getTombstoneKey())
+        return false;
+      return key.dtype == storage->dtype &&
+             key.shape == llvm::ArrayRef<int64_t>(storage->shape);
+    }
+    static bool isEqual(const TypeStorage *a, const TypeStorage *b) {
+      return a == b;
+    }
+  };
+
+  std::mutex mutex_;
+  llvm::DenseSet<const TypeStorage *, Info> table_;
+  /// The storage, never freed: types outlive every graph.
+  llvm::SpecificBumpPtrAllocator<TypeStorage> arena_;
+};
+
+TypeUniquer &typeUniquer() {
+  // Leaked on purpose: types may be made while other statics are destroyed.
+  static TypeUniquer *uniquer = new TypeUniquer();
+  return *uniquer;
+}
+
+} // namespace
+
+Type::Type() {
+  // Every value starts with one: no lock after the first.
+  static const TypeStorage *scalarF32 = typeUniquer().get(DType::F32, {});
+  storage_ = scalarF32;
+}
+
+Type::Type(DType dtype, llvm::ArrayRef<int64_t> shape)
+    : storage_(typeUniquer().get(dtype, shape)) {}
+
 std::optional<int64_t> Type::checkedByteSize() const {
   std::optional<int64_t> count = checkedNumElements();
   int64_t bytes;
-  if (!count || llvm::MulOverflow(*count, dtypeBytes(dtype_), bytes))
+  if (!count || llvm::MulOverflow(*count, dtypeBytes(dtype()), bytes))
     return std::nullopt;
   return bytes;
 }
@@ -90,7 +167,7 @@ int64_t Type::numElements() const {
 }
 
 std::string Type::str() const {
-  return fmt::format("{}[{}]", dtypeName(dtype_).str(), fmt::join(shape_, ","));
+  return fmt::format("{}[{}]", dtypeName(dtype()).str(), fmt::join(shape(), ","));
 }
 
 } // namespace remat

@@ -92,6 +92,11 @@ struct NamedAttr {
 /// Attributes in written order; names are unique (the verifier checks).
 using AttrList = std::vector<NamedAttr>;
 
+/// `attrs` stored once per process for each distinct list (floats compared
+/// bit for bit) and kept until it ends: ops with equal attributes share one
+/// list, and copying an op copies a pointer. The empty list takes no lock.
+const AttrList *internAttrList(AttrList attrs);
+
 /// The attribute named `name` in `attrs`, or null.
 const Attribute *findAttr(llvm::ArrayRef<NamedAttr> attrs, llvm::StringRef name);
 

@@ -75,22 +75,22 @@ public:
 
   /// The region path stamped on new ops, e.g. "block3/attn".
   llvm::StringRef region() const { return region_; }
-  void setRegion(std::string region) { region_ = std::move(region); }
+  void setRegion(llvm::StringRef region) { region_ = internTag(region); }
   /// The device stamped on new ops; empty for none.
-  void setDevice(std::string device) { device_ = std::move(device); }
+  void setDevice(llvm::StringRef device) { device_ = internTag(device); }
 
   /// Appends `name` to the region path for its lifetime:
   /// `{ Builder::RegionScope s(b, "attn"); ... }` tags ops `block3/attn`.
   class RegionScope {
   public:
     RegionScope(Builder &builder, llvm::StringRef name);
-    ~RegionScope() { builder_.region_ = std::move(saved_); }
+    ~RegionScope() { builder_.region_ = saved_; }
     RegionScope(const RegionScope &) = delete;
     RegionScope &operator=(const RegionScope &) = delete;
 
   private:
     Builder &builder_;
-    std::string saved_;
+    llvm::StringRef saved_;
   };
 
 private:
@@ -99,8 +99,9 @@ private:
   Graph &graph_;
   const OpRegistry &registry_;
   Op *insertBefore_ = nullptr;
-  std::string region_;
-  std::string device_;
+  /// Interned (`internTag`), as the ops' own.
+  llvm::StringRef region_;
+  llvm::StringRef device_;
   absl::Status status_;
 };
 

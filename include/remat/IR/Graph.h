@@ -128,10 +128,11 @@ public:
   unsigned valueIdBound() const { return nextValueId_; }
 
 private:
-  /// `createOp`, leaving the names out of the name table when not
-  /// `registerNames` (a clone copies the table whole).
+  /// `createOp` with interned attributes (`internAttrList`), leaving the
+  /// names out of the name table when not `registerNames` (a clone copies
+  /// the table whole).
   Op *createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
-                   AttrList attrs, llvm::ArrayRef<Type> resultTypes,
+                   const AttrList *attrs, llvm::ArrayRef<Type> resultTypes,
                    llvm::ArrayRef<std::string> resultNames,
                    Op *insertBefore, bool registerNames);
 

@@ -29,6 +29,10 @@
 
 namespace remat {
 
+/// `tag` stored once per process and kept until it ends; the empty tag
+/// stays empty. For the few distinct region and device names of a graph.
+llvm::StringRef internTag(llvm::StringRef tag);
+
 class Graph;
 
 /// Where in a source text an op was written; line 0 means "not from text".
@@ -71,18 +75,18 @@ public:
   llvm::SmallVector<Type, 2> resultTypes() const;
 
   // Attributes.
-  const AttrList &attrs() const { return attrs_; }
+  const AttrList &attrs() const { return *attrs_; }
   /// The written attribute `name`, or null (schema defaults are not applied;
   /// use `signature()` for that).
   const Attribute *findAttr(llvm::StringRef name) const {
-    return remat::findAttr(attrs_, name);
+    return remat::findAttr(*attrs_, name);
   }
   /// Sets or replaces an attribute, keeping the position of an existing one.
   void setAttr(llvm::StringRef name, Attribute value);
   /// Operand types and attributes, as shape inference and cost functions see them.
   /// The returned object points into `operandTypes`, which must outlive it.
   OpSignature signature(llvm::ArrayRef<Type> operandTypes) const {
-    return OpSignature(*def_, operandTypes, attrs_);
+    return OpSignature(*def_, operandTypes, *attrs_);
   }
 
   // Control dependencies.
@@ -97,10 +101,10 @@ public:
   // Placement and tags.
   /// Device name such as "gpu:0"; empty when unplaced.
   llvm::StringRef device() const { return device_; }
-  void setDevice(std::string device) { device_ = std::move(device); }
+  void setDevice(llvm::StringRef device) { device_ = internTag(device); }
   /// Nestable region path such as "block3/attn"; empty when untagged.
   llvm::StringRef region() const { return region_; }
-  void setRegion(std::string region) { region_ = std::move(region); }
+  void setRegion(llvm::StringRef region) { region_ = internTag(region); }
 
   SourceLoc loc() const { return loc_; }
   void setLoc(SourceLoc loc) { loc_ = loc; }
@@ -130,11 +134,13 @@ private:
   llvm::SmallVector<Value *, 2> operands_;
   /// Where operand i's use sits in `operands_[i]->uses()`, for O(1) removal.
   llvm::SmallVector<unsigned, 2> useSlots_;
-  AttrList attrs_;
+  /// Interned (`internAttrList`): ops with equal attributes share them.
+  const AttrList *attrs_;
   llvm::SmallVector<Op *, 0> controlDeps_;
   llvm::SmallVector<Op *, 0> controlUsers_;
-  std::string device_;
-  std::string region_;
+  /// Interned (`internTag`): a million ops of a few regions hold no copy.
+  llvm::StringRef device_;
+  llvm::StringRef region_;
   SourceLoc loc_;
 };
 
