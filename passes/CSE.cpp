@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "remat/IR/AttributeHash.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/PassRegistry.h"
 #include "remat/Pass/Passes.h"
@@ -14,7 +15,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVector.h"
 
-#include <cstring>
 #include <vector>
 
 namespace remat {
@@ -29,29 +29,6 @@ llvm::SmallVector<unsigned, 4> controlDepIds(const Op &op) {
   return ids;
 }
 
-llvm::hash_code hashAttribute(const Attribute &attr) {
-  switch (attr.kind()) {
-  case AttrKind::Int:
-    return llvm::hash_combine(attr.kind(), attr.asInt());
-  case AttrKind::Float: {
-    // -0.0 == 0.0 as attributes, so both must hash alike.
-    double value = attr.asFloat() == 0.0 ? 0.0 : attr.asFloat();
-    uint64_t bits;
-    std::memcpy(&bits, &value, sizeof(bits));
-    return llvm::hash_combine(attr.kind(), bits);
-  }
-  case AttrKind::Bool:
-    return llvm::hash_combine(attr.kind(), attr.asBool());
-  case AttrKind::String:
-    return llvm::hash_combine(attr.kind(), attr.asString());
-  case AttrKind::IntList:
-    return llvm::hash_combine(
-        attr.kind(), llvm::hash_combine_range(attr.asIntList().begin(),
-                                              attr.asIntList().end()));
-  }
-  return llvm::hash_code(0);
-}
-
 /// Hashes everything `isSameComputation` compares.
 struct OpStructuralHash {
   size_t operator()(const Op *op) const {
@@ -59,7 +36,8 @@ struct OpStructuralHash {
     for (const Value *operand : op->operands())
       hash = llvm::hash_combine(hash, operand->id());
     for (const NamedAttr &attr : op->attrs())
-      hash = llvm::hash_combine(hash, attr.name, hashAttribute(attr.value));
+      hash = llvm::hash_combine(
+          hash, attr.name, hashAttribute(attr.value, FloatHashing::ByValue));
     for (unsigned id : controlDepIds(*op))
       hash = llvm::hash_combine(hash, id);
     return llvm::hash_combine(hash, op->region(), op->device());

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "remat/IR/Attribute.h"
+#include "remat/IR/AttributeHash.h"
 
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/Hashing.h"
@@ -74,33 +75,16 @@ std::string Attribute::str() const {
 
 namespace {
 
-/// The value's bits: floats compared and hashed bit for bit.
-struct AttrBits {
-  static llvm::hash_code hash(const Attribute &attr) {
-    switch (attr.kind()) {
-    case AttrKind::Int: return llvm::hash_combine(attr.kind(), attr.asInt());
-    case AttrKind::Float:
-      return llvm::hash_combine(attr.kind(),
-                                llvm::bit_cast<uint64_t>(attr.asFloat()));
-    case AttrKind::Bool: return llvm::hash_combine(attr.kind(), attr.asBool());
-    case AttrKind::String:
-      return llvm::hash_combine(attr.kind(), attr.asString());
-    case AttrKind::IntList:
-      return llvm::hash_combine(
-          attr.kind(), llvm::hash_combine_range(attr.asIntList().begin(),
-                                                attr.asIntList().end()));
-    }
-    llvm_unreachable("unknown attribute kind");
-  }
-  static bool equal(const Attribute &a, const Attribute &b) {
-    if (a.kind() != b.kind())
-      return false;
-    if (a.is(AttrKind::Float))
-      return llvm::bit_cast<uint64_t>(a.asFloat()) ==
-             llvm::bit_cast<uint64_t>(b.asFloat());
-    return a == b;
-  }
-};
+/// Equality with floats compared bit for bit, as they hash
+/// (`FloatHashing::ByBits`).
+bool sameBits(const Attribute &a, const Attribute &b) {
+  if (a.kind() != b.kind())
+    return false;
+  if (a.is(AttrKind::Float))
+    return llvm::bit_cast<uint64_t>(a.asFloat()) ==
+           llvm::bit_cast<uint64_t>(b.asFloat());
+  return a == b;
+}
 
 /// Every distinct attribute list, for the life of the process, behind a
 /// lock: graphs are built and copied on more than one thread.
@@ -128,7 +112,8 @@ private:
     static unsigned getHashValue(const AttrList &attrs) {
       llvm::hash_code hash = llvm::hash_value(attrs.size());
       for (const NamedAttr &attr : attrs)
-        hash = llvm::hash_combine(hash, attr.name, AttrBits::hash(attr.value));
+        hash = llvm::hash_combine(
+            hash, attr.name, hashAttribute(attr.value, FloatHashing::ByBits));
       return hash;
     }
     static unsigned getHashValue(const AttrList *attrs) {
@@ -140,7 +125,7 @@ private:
         return false;
       for (size_t i = 0, e = attrs.size(); i < e; ++i)
         if (attrs[i].name != (*stored)[i].name ||
-            !AttrBits::equal(attrs[i].value, (*stored)[i].value))
+            !sameBits(attrs[i].value, (*stored)[i].value))
           return false;
       return true;
     }
@@ -162,6 +147,27 @@ const AttrList *internAttrList(AttrList attrs) {
     return empty;
   static auto *uniquer = new AttrListUniquer();
   return uniquer->get(std::move(attrs));
+}
+
+llvm::hash_code hashAttribute(const Attribute &attr, FloatHashing floats) {
+  switch (attr.kind()) {
+  case AttrKind::Int: return llvm::hash_combine(attr.kind(), attr.asInt());
+  case AttrKind::Float: {
+    double value = attr.asFloat();
+    // -0.0 == 0.0 as attributes, so by value both must hash alike.
+    if (floats == FloatHashing::ByValue && value == 0.0)
+      value = 0.0;
+    return llvm::hash_combine(attr.kind(), llvm::bit_cast<uint64_t>(value));
+  }
+  case AttrKind::Bool: return llvm::hash_combine(attr.kind(), attr.asBool());
+  case AttrKind::String:
+    return llvm::hash_combine(attr.kind(), attr.asString());
+  case AttrKind::IntList:
+    return llvm::hash_combine(
+        attr.kind(), llvm::hash_combine_range(attr.asIntList().begin(),
+                                              attr.asIntList().end()));
+  }
+  llvm_unreachable("unknown attribute kind");
 }
 
 const Attribute *findAttr(llvm::ArrayRef<NamedAttr> attrs, llvm::StringRef name) {
