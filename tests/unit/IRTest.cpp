@@ -30,6 +30,55 @@ TEST(AttributeTest, FloatsStayFloatsWhenPrinted) {
   EXPECT_EQ(Attribute("a\"b").str(), "\"a\\\"b\"");
 }
 
+// Types, attribute lists and tags are interned: equal ones share storage,
+// and a change to one op's attributes leaves every other op's as it was.
+TEST(InternedTest, EqualTypesShareStorageAndKeepTheirShape) {
+  Type a = f32({2, 3}), b = f32({2, 3});
+  EXPECT_EQ(a.shape().data(), b.shape().data());
+  EXPECT_NE(a, f32({3, 2}));
+  EXPECT_NE(a, a.withDType(DType::F64));
+  EXPECT_EQ(a.withDType(DType::F64).withDType(DType::F32), a);
+  EXPECT_EQ(Type(), Type::scalar(DType::F32));
+}
+
+TEST(InternedTest, SetAttrChangesOneOpOnly) {
+  Graph g("t");
+  Builder b(g);
+  Value *x = b.input("x", f32({4, 3}));
+  Value *s1 = b.op("reduce_sum", {x}, {{"axes", {0}}});
+  Value *s2 = b.op("reduce_sum", {x}, {{"axes", {0}}});
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  Op *first = s1->producer(), *second = s2->producer();
+  EXPECT_EQ(&first->attrs(), &second->attrs());
+  first->setAttr("axes", Attribute({1}));
+  first->setAttr("keepdims", Attribute(true));
+  EXPECT_EQ(first->findAttr("axes")->asIntList(), llvm::ArrayRef<int64_t>({1}));
+  EXPECT_TRUE(first->findAttr("keepdims")->asBool());
+  EXPECT_EQ(second->findAttr("axes")->asIntList(),
+            llvm::ArrayRef<int64_t>({0}));
+  EXPECT_EQ(second->findAttr("keepdims"), nullptr);
+  EXPECT_EQ(second->attrs().size(), 1u);
+}
+
+// -0.0 == 0.0 as attribute values, but an op keeps the float it was given.
+TEST(InternedTest, ListsDifferingInAFloatsSignStayApart) {
+  const AttrList *positive = internAttrList({{"value", Attribute(0.0)}});
+  const AttrList *negative = internAttrList({{"value", Attribute(-0.0)}});
+  EXPECT_NE(positive, negative);
+  EXPECT_EQ((*negative)[0].value.str(), "-0.0");
+  EXPECT_EQ(positive, internAttrList({{"value", Attribute(0.0)}}));
+  EXPECT_EQ(internAttrList({}), internAttrList({}));
+}
+
+TEST(InternedTest, TagsAreStoredOnce) {
+  std::string region = "block3/attn";
+  llvm::StringRef tag = internTag(region);
+  region = "changed";
+  EXPECT_EQ(tag, "block3/attn");
+  EXPECT_EQ(tag.data(), internTag("block3/attn").data());
+  EXPECT_TRUE(internTag("").empty());
+}
+
 TEST(BuilderTest, InfersBroadcastTypesAndTracksUses) {
   Graph g("t");
   Builder b(g);
