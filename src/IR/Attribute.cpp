@@ -102,13 +102,9 @@ public:
   }
 
 private:
-  struct Info {
-    static const AttrList *getEmptyKey() {
-      return llvm::DenseMapInfo<const AttrList *>::getEmptyKey();
-    }
-    static const AttrList *getTombstoneKey() {
-      return llvm::DenseMapInfo<const AttrList *>::getTombstoneKey();
-    }
+  /// Pointers as keys, hashed and found by the lists they point to.
+  struct Info : llvm::DenseMapInfo<const AttrList *> {
+    using DenseMapInfo::isEqual;
     static unsigned getHashValue(const AttrList &attrs) {
       llvm::hash_code hash = llvm::hash_value(attrs.size());
       for (const NamedAttr &attr : attrs)
@@ -129,7 +125,6 @@ private:
           return false;
       return true;
     }
-    static bool isEqual(const AttrList *a, const AttrList *b) { return a == b; }
   };
 
   std::mutex mutex_;

@@ -103,13 +103,9 @@ private:
     DType dtype;
     llvm::ArrayRef<int64_t> shape;
   };
-  struct Info {
-    static const TypeStorage *getEmptyKey() {
-      return llvm::DenseMapInfo<const TypeStorage *>::getEmptyKey();
-    }
-    static const TypeStorage *getTombstoneKey() {
-      return llvm::DenseMapInfo<const TypeStorage *>::getTombstoneKey();
-    }
+  /// Pointers as keys, hashed and found by the types they point to.
+  struct Info : llvm::DenseMapInfo<const TypeStorage *> {
+    using DenseMapInfo::isEqual;
     static unsigned getHashValue(const Key &key) {
       return llvm::hash_combine(
           key.dtype, llvm::hash_combine_range(key.shape.begin(),
@@ -123,9 +119,6 @@ private:
         return false;
       return key.dtype == storage->dtype &&
              key.shape == llvm::ArrayRef<int64_t>(storage->shape);
-    }
-    static bool isEqual(const TypeStorage *a, const TypeStorage *b) {
-      return a == b;
     }
   };
 
