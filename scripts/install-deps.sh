@@ -6,7 +6,10 @@ packages=(build-essential cmake ninja-build ccache lld clang llvm-14-dev llvm-14
           libclang-rt-14-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev libeigen3-dev librandom123-dev libzip-dev pkg-config
           libprotobuf-dev libonnx-dev python3 libopenmpi-dev openmpi-bin coinor-libcbc-dev
-          libboost-graph-dev)
+          libboost-graph-dev
+          # The Python package and its PyTorch bridge (tools/python).
+          python3-dev pybind11-dev python3-torch python3-torchvision
+          python3-networkx)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -68,6 +68,8 @@ int64_t scheduleFlops(const Graph &training,
         return position[a->id()] < position[b->id()];
       });
       for (const Op *op : ops) {
+        if (!mayRecompute(*op))
+          continue;
         reads.emplace_back();
         readBy(*op, &reads.back());
         original.push_back(op);

@@ -108,7 +108,7 @@ Level firstLevel(const Graph &graph, llvm::ArrayRef<const Op *> forward,
     level.source.set(op->id());
     // An op's results are kept together: recomputing one would recompute
     // them all. Views of leaves and constants share their storage.
-    bool keep = op->numOperands() == 0 ||
+    bool keep = op->numOperands() == 0 || !mayRecompute(*op) ||
                 llvm::any_of(op->results(), [&](const Value *result) {
                   const Value *owner = storageOwner(result);
                   return keptOwner.test(owner->id()) ||

@@ -129,6 +129,11 @@ void registerRecomputePass(PassRegistry &registry) {
        }});
 }
 
+bool mayRecompute(const Op &op) {
+  const Attribute *recompute = op.findAttr(kRecomputeAttr);
+  return !recompute || recompute->asBool();
+}
+
 absl::StatusOr<RecomputeResult> rematerialize(Graph &training,
                                               unsigned forwardOpIdBound,
                                               const RematPlan &plan,

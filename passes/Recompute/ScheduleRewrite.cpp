@@ -157,6 +157,8 @@ private:
     segment.trigger = trigger;
     size_t firstCopy = copies_.size();
     for (Op *original : ops) {
+      if (!mayRecompute(*original))
+        continue;
       llvm::SmallVector<Value *, 4> operands;
       bool isRoot = true;
       for (Value *operand : original->operands()) {

@@ -53,6 +53,7 @@ std::string operandCount(const OpDef &def) {
 std::vector<std::string> flagNames(const OpDef &def) {
   static constexpr std::pair<OpFlags, const char *> kFlags[] = {
       {OpFlagLeaf, "leaf"},
+      {OpFlagForeign, "foreign"},
       {OpFlagView, "view"},
       {OpFlagRandom, "random"},
       {OpFlagExpensive, "expensive"}};
@@ -113,13 +114,18 @@ void printMarkdown(llvm::ArrayRef<const OpDef *> defs, llvm::raw_ostream &os) {
         "without a default is required. Every op also accepts an int `"
      << kCostAttr.str()
      << "`\nattribute that overrides its FLOP estimate (see "
-        "[memory-model.md](memory-model.md)).\n\n"
+        "[memory-model.md](memory-model.md)), and a bool `"
+     << kRecomputeAttr.str()
+     << "`:\n`false` pins the op, which the recompute rewrite then never "
+        "copies.\n\n"
         "**Flags**: `leaf` declares a graph input or parameter of the "
         "written type; `view`\naliases operand 0 (no new bytes; it extends "
         "the operand's lifetime); `random` draws\nfrom a counter-based "
         "generator keyed by its `seed`, so a recomputed copy draws the "
         "same\nnumbers; `expensive` marks ops worth keeping rather than "
-        "recomputing (the `speed`\nstrategy checkpoints their results).\n\n"
+        "recomputing (the `speed`\nstrategy checkpoints their results); "
+        "`foreign` stands for another framework's op,\nplanned by its "
+        "written types and FLOPs, never differentiated or run.\n\n"
         "| op | operands | attributes | flags | summary |\n"
         "|---|---|---|---|---|\n";
   for (const OpDef *def : defs) {

@@ -27,6 +27,12 @@ static absl::Status checkAttrs(const OpDef &def, llvm::ArrayRef<NamedAttr> attrs
                                def.name);
       continue;
     }
+    if (attr.name == kRecomputeAttr) {
+      if (!attr.value.is(AttrKind::Bool))
+        return invalidArgument("'{}' attribute 'recompute' must be a bool",
+                               def.name);
+      continue;
+    }
     const AttrSpec *spec = def.findAttrSpec(attr.name);
     if (!spec)
       return invalidArgument("'{}' has no attribute '{}'", def.name, attr.name);

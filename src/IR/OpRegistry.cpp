@@ -100,6 +100,7 @@ void registerAllOps(OpRegistry &registry) {
   registerRandomOps(registry);
   registerLossOps(registry);
   registerCommunicationOps(registry);
+  registerExternOps(registry);
 }
 
 } // namespace remat

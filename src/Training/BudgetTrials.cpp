@@ -374,7 +374,8 @@ absl::StatusOr<SearchBases> makeSearchBases(Graph &graph,
   // A graph on devices is left to the options given: its plain peak is
   // known only once built.
   std::unique_ptr<Graph> summedGraph;
-  if (trySummed && options.searchAggregation && options.finalPipeline.empty() &&
+  if (trySummed && options.searchAggregation && !options.forwardOpIdBound &&
+      options.finalPipeline.empty() &&
       aggregationMayMatter(graph, options))
     summedGraph = graph.clone(Graph::CloneIds::Keep);
   auto own = std::make_unique<SearchBase>();

@@ -118,6 +118,8 @@ public:
       state_.forwardOpIdBound = base_->forwardOpIdBound;
       report_.measuredCosts = base_->measuredCosts;
       addTiming(base_->autodiffTime);
+    } else if (options_.forwardOpIdBound) {
+      REMAT_RETURN_IF_ERROR(adoptDifferentiated());
     } else {
       planning.addPass(createAutodiffStep(state_, steps_));
     }
@@ -184,6 +186,8 @@ public:
 
   /// Differentiates the graph in place (the `autodiff` step alone).
   absl::Status differentiateGraph() {
+    if (options_.forwardOpIdBound)
+      return adoptDifferentiated();
     PassManager pm = passManager();
     pm.addPass(createAutodiffStep(state_, steps_));
     return runSteps(pm);
@@ -192,6 +196,23 @@ public:
   unsigned forwardOpIdBound() const { return state_.forwardOpIdBound; }
 
 private:
+  /// Takes the graph as the training graph `forwardOpIdBound` says it is,
+  /// once checked: its forward ops come first in the schedule, numbered in
+  /// order (a renumbering copy then keeps the bound).
+  absl::Status adoptDifferentiated() {
+    unsigned bound = *options_.forwardOpIdBound;
+    if (!numberedInScheduleOrder(graph_) || bound > graph_.numOps())
+      return invalidArgument(
+          "graph @{} is not a training graph whose first {} ops are its "
+          "forward pass, numbered in schedule order",
+          graph_.name().str(), bound);
+    state_.forwardOpIdBound = bound;
+    addTiming({"autodiff", 0, false});
+    if (steps_.afterAutodiff)
+      REMAT_RETURN_IF_ERROR(steps_.afterAutodiff(graph_));
+    return absl::OkStatus();
+  }
+
   /// A pass manager for steps, verifying after each with `verifyEach`.
   PassManager passManager() const {
     PassManager pm;

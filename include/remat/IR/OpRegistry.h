@@ -54,6 +54,10 @@ enum OpFlags : unsigned {
   /// Declares a graph input or parameter: no operands, and its result type is
   /// written, not inferred.
   OpFlagLeaf = 1u << 3,
+  /// Stands for an op of another framework (`extern`): planned by its
+  /// written types and FLOPs, never differentiated or run, so it has no
+  /// gradient rule and no kernel.
+  OpFlagForeign = 1u << 4,
 };
 
 /// One entry of an op's attribute schema.
@@ -137,6 +141,10 @@ struct OpDef {
 /// Attributes every op accepts besides its own schema.
 /// `cost` (int) overrides the registry's FLOP estimate, e.g. with a profiled cost.
 inline constexpr llvm::StringLiteral kCostAttr = "cost";
+/// `recompute` (bool) false pins an op: the recompute rewrite never copies
+/// it, and the backward pass reads its values from the forward pass (an op
+/// whose rerun would differ, or that remat knows nothing of).
+inline constexpr llvm::StringLiteral kRecomputeAttr = "recompute";
 
 /// The set of known op kinds.
 class OpRegistry {
@@ -189,6 +197,7 @@ void registerIndexingOps(OpRegistry &registry);
 void registerRandomOps(OpRegistry &registry);
 void registerLossOps(OpRegistry &registry);
 void registerCommunicationOps(OpRegistry &registry);
+void registerExternOps(OpRegistry &registry);
 
 } // namespace remat
 

@@ -81,6 +81,11 @@ struct RecomputeResult {
   int64_t flopsRecompute = 0;
 };
 
+/// Whether the rewrite may copy `op`: not when its `recompute` attribute
+/// (`kRecomputeAttr`) is false. A pinned op's values are kept, whatever the
+/// plan says, and a schedule's copies of it are left out.
+bool mayRecompute(const Op &op);
+
 /// Rewrites `training`, whose ops with id below `forwardOpIdBound` are the
 /// forward pass and the rest its gradient ops (as `differentiate` appends
 /// them), so that gradient ops read only the values `plan` keeps (and leaves,

@@ -49,6 +49,12 @@ struct TrainingOptions {
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
   AutodiffOptions autodiff;
+  /// Set when the graph arrives differentiated by another autodiff (the
+  /// joint graph of PyTorch's AOT Autograd): its ops with an id below this
+  /// bound are the forward pass, numbered in schedule order before every
+  /// gradient op. Autodiff and the search of aggregations are then skipped;
+  /// `autodiff` is unused. None: the graph is a forward graph.
+  std::optional<unsigned> forwardOpIdBound;
   /// With a budget and the planner `auto`, also searches the plans of the
   /// graph differentiated with every partial gradient summed at once
   /// (`aggregateCount` 2, `aggregateBytes` 0) where that lowers plain

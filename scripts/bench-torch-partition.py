@@ -1,0 +1,187 @@
+#!/usr/bin/python3
+"""Measures one training step of a model in PyTorch under eager, AOT Autograd's
+default_partition and min_cut_rematerialization_partition,
+torch.utils.checkpoint (sqrt(n) segments of the model's sequential blocks) and
+remat.torch.partition at several budgets: peak memory and time per step, side
+by side (docs/torch.md, docs/benchmarks.md).
+
+Usage: PYTHONPATH=build/python scripts/bench-torch-partition.py
+           [--model resnet50|transformer|mlp] [--batch N] [--steps K]
+           [--methods eager,default,mincut,checkpoint,remat80,...]
+
+Each method runs in a fresh process, so nothing one leaves behind counts
+against the next. Memory is the process's resident set as Linux counts it:
+glibc returns every block of 64 KiB or more to the system when it is freed
+(MALLOC_MMAP_THRESHOLD_=65536, set for the child), so the resident set
+follows PyTorch's live tensors. After a warm-up step (tracing, planning,
+compilation) and with the gradients dropped, the child resets the peak
+(`5` to /proc/self/clear_refs), reads its resident set as the baseline, runs
+the measured steps and reports the peak over that baseline: the memory one
+training step adds to a process holding the model and its batch.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+REMAT_BUDGETS = [80, 60, 40, 20]
+# `rematNN`: remat at NN% of plain autodiff's peak; `rematNNstart`: the same
+# saved values, recomputed at the start of the backward as functorch's
+# extraction places them.
+METHODS = ["eager", "default", "mincut", "checkpoint"] + \
+    [f"remat{b}" for b in REMAT_BUDGETS] + ["remat40start"]
+
+
+def build(model_name, batch):
+    """The model, its sequential blocks (for torch.utils.checkpoint) and a
+    batch."""
+    import torch
+    import torch.nn as nn
+    if model_name == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50()
+        blocks = [model.conv1, model.bn1, model.relu, model.maxpool]
+        for layer in (model.layer1, model.layer2, model.layer3, model.layer4):
+            blocks += list(layer)
+        blocks += [model.avgpool, nn.Flatten(1), model.fc]
+        return model, blocks, torch.randn(batch, 3, 224, 224)
+    if model_name == "transformer":
+        layer = nn.TransformerEncoderLayer(d_model=768, nhead=12,
+                                           dim_feedforward=3072, dropout=0.0,
+                                           batch_first=True)
+        model = nn.TransformerEncoder(layer, num_layers=12)
+        return model, list(model.layers), torch.randn(batch, 512, 768)
+    if model_name == "mlp":
+        layers = []
+        for _ in range(64):
+            layers += [nn.Linear(1024, 1024), nn.ReLU()]
+        model = nn.Sequential(*layers)
+        return model, list(model), torch.randn(batch, 1024)
+    raise SystemExit(f"unknown model {model_name}")
+
+
+def resident_kib(field):
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
+def child(args):
+    """Runs one method and prints its figures as JSON."""
+    import gc
+    import torch
+    from functorch.compile import (aot_module, default_partition,
+                                   min_cut_rematerialization_partition)
+    from torch.utils.checkpoint import checkpoint_sequential
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    model, blocks, batch = build(args.model, args.batch)
+    model.train()
+    method = args.child
+    report = None
+
+    if method == "eager":
+        run = model
+    elif method == "checkpoint":
+        sequential = torch.nn.Sequential(*blocks)
+        segments = max(1, round(math.sqrt(len(blocks))))
+        batch.requires_grad_(True)
+
+        def run(x):
+            return checkpoint_sequential(sequential, segments, x)
+    else:
+        if method == "default":
+            partition = default_partition
+        elif method == "mincut":
+            partition = min_cut_rematerialization_partition
+        else:
+            import remat.torch
+            budget = method[len("remat"):].removesuffix("start")
+            partition = remat.torch.partition(
+                budget=f"{budget}%",
+                placement="start" if method.endswith("start") else "schedule")
+            report = partition
+        # Every partition runs under remat's compiler, which frees each
+        # saved tensor after its last use (functorch's make_boxed_func holds
+        # them all until the backward returns): the same runtime for all.
+        import remat.torch
+        run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
+                         bw_compiler=remat.torch.boxed_compiler,
+                         partition_fn=partition)
+
+    def step():
+        loss = run(batch).float().square().mean()
+        loss.backward()
+
+    started = time.perf_counter()
+    step()  # warm-up: tracing, planning, first allocations
+    warmup = time.perf_counter() - started
+    for p in model.parameters():
+        p.grad = None
+    gc.collect()
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+    baseline = resident_kib("VmRSS")
+    started = time.perf_counter()
+    for _ in range(args.steps):
+        step()
+        for p in model.parameters():
+            p.grad = None
+    seconds = (time.perf_counter() - started) / args.steps
+    peak = resident_kib("VmHWM") - baseline
+    result = {"method": method, "peak_bytes": peak * 1024,
+              "step_seconds": seconds, "warmup_seconds": warmup}
+    if report is not None and report.last_report:
+        result["predicted_before"] = report.last_report["peak_bytes_before"]
+        result["predicted_after"] = report.last_report["peak_bytes_after"]
+        result["overhead"] = report.last_report["overhead"]
+    print(json.dumps(result))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="resnet50")
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--methods", default=",".join(METHODS))
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        return child(args)
+    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    rows = []
+    for method in args.methods.split(","):
+        command = [sys.executable, __file__, "--model", args.model,
+                   "--batch", str(args.batch), "--steps", str(args.steps),
+                   "--threads", str(args.threads), "--child", method]
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+        if done.returncode != 0:
+            print(f"{method}: failed\n{done.stderr[-2000:]}", file=sys.stderr)
+            continue
+        rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+        print(json.dumps(rows[-1]), file=sys.stderr)
+    eager = next((r for r in rows if r["method"] == "eager"), None)
+    print(f"\n{args.model}, batch {args.batch}, {args.steps} step(s), "
+          f"{args.threads} threads\n")
+    print("| method | measured peak | of eager | step time | remat predicted "
+          "(plain -> plan) | predicted overhead |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        share = f"{r['peak_bytes'] / eager['peak_bytes']:.0%}" if eager else ""
+        predicted = (f"{r['predicted_before'] / 2**30:.2f} -> "
+                     f"{r['predicted_after'] / 2**30:.2f} GiB"
+                     if "predicted_after" in r else "")
+        overhead = f"{r['overhead']:.3f}" if "overhead" in r else ""
+        print(f"| {r['method']} | {r['peak_bytes'] / 2**30:.2f} GiB | {share} "
+              f"| {r['step_seconds']:.2f} s | {predicted} | {overhead} |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,89 @@
+"""remat as AOT Autograd's partitioner (docs/torch.md):
+
+    from functorch.compile import aot_module
+    import remat.torch
+    compiled = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
+                          bw_compiler=remat.torch.boxed_compiler,
+                          partition_fn=remat.torch.partition(budget="40%"))
+"""
+
+import json
+
+import torch.fx
+
+from . import _remat
+from . import fx as _fx
+
+
+class _ListInputs(torch.fx.graph.CodeGen):
+    """Generates `forward(self, args)`, which takes its inputs as one list
+    and empties it: each input is then held by the generated code alone,
+    which drops it after its last use."""
+
+    def gen_fn_def(self, free_vars, maybe_return_annotation):
+        names = [v for v in free_vars if v != "self"]
+        head = f"def forward(self, args){maybe_return_annotation}:"
+        if not names:
+            return head
+        return head + f"\n    {', '.join(names)}, = args\n    args.clear()"
+
+
+def boxed_compiler(graph_module, _example_inputs):
+    """A compiler for AOT Autograd that runs `graph_module` as it is and
+    frees each input after its last use. AOT Autograd in PyTorch 1.13 hands
+    the backward its saved tensors in a list it lets the compiled function
+    empty; functorch's `make_boxed_func` keeps the list, and so every saved
+    tensor, until the backward returns. remat's plans assume a saved tensor
+    is freed after its last reader, as this compiler does."""
+    graph_module.graph.set_codegen(_ListInputs())
+    graph_module.recompile()
+
+    def run(args):
+        return graph_module(args)
+
+    run._boxed_call = True
+    return run
+
+
+class Partition:
+    """A partition function: PyTorch calls it with the joint graph and its
+    example inputs and runs the two modules it returns. `last_report` is
+    remat's report of the last plan (docs/report.md), `last_joint` the joint
+    graph's text IR."""
+
+    def __init__(self, budget=None, planner="auto", placement="schedule"):
+        if planner == "auto" and budget is None:
+            raise ValueError("remat: planner 'auto' needs a budget "
+                             "(budget='40%' or a byte count)")
+        self.budget = None if budget is None else str(budget)
+        self.planner = planner
+        if placement not in ("schedule", "start"):
+            raise ValueError(f"remat: placement must be 'schedule' or "
+                             f"'start', got {placement!r}")
+        self.placement = placement
+        self.last_report = None
+        self.last_joint = None
+
+    def __call__(self, joint_module, joint_inputs):
+        joint = _fx.JointGraph(joint_module)
+        self.last_joint = joint.text
+        planned = _remat.plan_training_graph(
+            joint.text, joint.forward_ops, planner=self.planner,
+            budget=self.budget)
+        self.last_report = json.loads(planned["report"])
+        return _fx.build_modules(joint, planned, self.placement)
+
+
+def partition(budget=None, planner="auto", placement="schedule"):
+    """A partition function for `functorch.compile.aot_function` and
+    `aot_module`: remat's `planner` chooses what the forward saves and what
+    the backward recomputes, within `budget` ('40%' of plain autodiff's
+    simulated peak, or bytes as an int or '2GiB'). Without a budget give a
+    planner that takes none ('sqrtn', 'chain', 'none').
+
+    `placement="schedule"` (the default) runs the backward in remat's
+    schedule: each recomputed value just before its first reader.
+    `placement="start"` keeps the plan's saved values but lets functorch
+    extract the backward, which recomputes everything at its start: the
+    comparison docs/torch.md measures."""
+    return Partition(budget=budget, planner=planner, placement=placement)

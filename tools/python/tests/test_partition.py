@@ -1,0 +1,203 @@
+"""remat.torch.partition under AOT Autograd: every model at small sizes,
+gradients against eager PyTorch's at every budget."""
+
+import copy
+import unittest
+import warnings
+
+import torch
+import torch.nn as nn
+import torchvision
+from functorch.compile import aot_module, default_partition
+
+import remat.torch
+
+BUDGETS = ["80%", "60%", "40%", "20%"]
+
+
+def _step(model, inputs, partition_fn=None):
+    """Loss, parameter gradients and buffers after one training step, eager
+    without `partition_fn`."""
+    model = copy.deepcopy(model)
+    run = model if partition_fn is None else aot_module(
+        model, fw_compiler=remat.torch.boxed_compiler,
+        bw_compiler=remat.torch.boxed_compiler, partition_fn=partition_fn)
+    loss = run(*inputs).float().square().mean()
+    loss.backward()
+    grads = {name: p.grad for name, p in model.named_parameters()}
+    buffers = {name: b.clone() for name, b in model.named_buffers()}
+    return loss.detach(), grads, buffers
+
+
+def _relative_error(actual, expected):
+    scale = expected.abs().max().item()
+    diff = (actual - expected).abs().max().item()
+    return diff / scale if scale > 0 else diff
+
+
+class CumsumMlp(nn.Module):
+    """An MLP with an op remat's table does not know (cumsum)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(8, 16), nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.fc2(torch.cumsum(torch.relu(self.fc1(x)), dim=1))
+
+
+def _mlp():
+    layers = []
+    for _ in range(6):
+        layers += [nn.Linear(16, 16), nn.ReLU()]
+    return nn.Sequential(*layers, nn.Linear(16, 4)), (torch.randn(256, 16),)
+
+
+def _resnet18():
+    return (torchvision.models.resnet18(num_classes=10),
+            (torch.randn(2, 3, 32, 32),))
+
+
+def _mobilenet_v2():
+    return (torchvision.models.mobilenet_v2(num_classes=10, width_mult=0.25,
+                                            dropout=0.0),
+            (torch.randn(2, 3, 32, 32),))
+
+
+def _transformer():
+    layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64,
+                                       dropout=0.0, batch_first=True)
+    return nn.TransformerEncoder(layer, num_layers=3), (torch.randn(2, 10, 32),)
+
+
+MODELS = {"mlp": _mlp, "resnet18": _resnet18, "mobilenet_v2": _mobilenet_v2,
+          "transformer": _transformer}
+
+
+class PartitionTest(unittest.TestCase):
+
+    def check_model(self, name, budgets=BUDGETS):
+        torch.manual_seed(0)
+        model, inputs = MODELS[name]()
+        model.train()
+        loss, grads, _ = _step(model, inputs)
+        # AOT Autograd's tracing in 1.13 runs batch norms too: the running
+        # statistics to compare with are those of PyTorch's own partition.
+        _, _, buffers = _step(model, inputs, default_partition)
+        recomputed = 0
+        for budget in budgets:
+            with self.subTest(model=name, budget=budget):
+                partition = remat.torch.partition(budget=budget)
+                got_loss, got_grads, got_buffers = _step(model, inputs,
+                                                         partition)
+                report = partition.last_report
+                self.assertIsNotNone(report)
+                recomputed += report["flops_recompute"]
+                self.assertLessEqual(_relative_error(got_loss, loss), 1e-6)
+                self.assertEqual(got_grads.keys(), grads.keys())
+                for key, grad in grads.items():
+                    self.assertLessEqual(
+                        _relative_error(got_grads[key], grad), 1e-6, key)
+                # Recomputed batch norms do not update the running
+                # statistics a second time.
+                for key, buffer in buffers.items():
+                    self.assertTrue(torch.equal(got_buffers[key], buffer), key)
+        # The budgets made remat recompute: the check above saw copies.
+        self.assertGreater(recomputed, 0)
+
+    def test_mlp(self):
+        self.check_model("mlp")
+
+    def test_resnet18(self):
+        self.check_model("resnet18")
+
+    def test_mobilenet_v2(self):
+        self.check_model("mobilenet_v2", ["60%", "30%"])
+
+    def test_transformer(self):
+        self.check_model("transformer")
+
+    def test_an_unknown_op_is_kept_with_a_warning(self):
+        torch.manual_seed(0)
+        model, inputs = CumsumMlp(), (torch.randn(4, 8),)
+        _, grads, _ = _step(model, inputs)
+        partition = remat.torch.partition(budget="30%")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _, got, _ = _step(model, inputs, partition)
+        messages = [str(w.message) for w in caught]
+        self.assertTrue(any("aten.cumsum" in m for m in messages), messages)
+        self.assertIn("recompute = false", partition.last_joint)
+        for key, grad in grads.items():
+            self.assertLessEqual(_relative_error(got[key], grad), 1e-6, key)
+
+    def compiled_modules(self, partition):
+        """The forward and backward modules AOT Autograd compiles for the
+        MLP with `partition`."""
+        torch.manual_seed(0)
+        model, inputs = _mlp()
+        modules = []
+
+        def keep(graph_module, _inputs):
+            modules.append(graph_module)
+            return remat.torch.boxed_compiler(graph_module, _inputs)
+
+        run = aot_module(copy.deepcopy(model), fw_compiler=keep,
+                         bw_compiler=keep, partition_fn=partition)
+        run(*inputs).square().mean().backward()
+        return modules
+
+    def test_copies_run_in_the_backward_module(self):
+        partition = remat.torch.partition(budget="20%")
+        forward, backward = self.compiled_modules(partition)
+        fw_calls = [n for n in forward.graph.nodes if n.op == "call_function"]
+        bw_targets = [str(n.target) for n in backward.graph.nodes
+                      if n.op == "call_function"]
+        self.assertGreater(partition.last_report["flops_recompute"], 0)
+        # Forward ops run again in the backward: an addmm there recomputes,
+        # and not all at its start: some run after gradient matmuls.
+        recomputed = [i for i, t in enumerate(bw_targets)
+                      if t == "aten.addmm.default"]
+        self.assertTrue(recomputed)
+        self.assertGreater(recomputed[-1], bw_targets.index("aten.mm.default"))
+        # The forward saves fewer tensors than it computes.
+        output = next(n for n in forward.graph.nodes if n.op == "output")
+        saved = len(output.args[0]) - 1
+        self.assertLess(saved, len(fw_calls))
+
+    def test_placement_start_recomputes_before_every_gradient(self):
+        partition = remat.torch.partition(budget="20%", placement="start")
+        _, backward = self.compiled_modules(partition)
+        targets = [str(n.target) for n in backward.graph.nodes
+                   if n.op == "call_function"]
+        recomputed = [i for i, t in enumerate(targets)
+                      if t == "aten.addmm.default"]
+        self.assertTrue(recomputed)
+        self.assertLess(recomputed[-1], targets.index("aten.mm.default"))
+        model, inputs = _mlp()
+        _, grads, _ = _step(model, inputs)
+        _, got, _ = _step(model, inputs, remat.torch.partition(
+            budget="20%", placement="start"))
+        for key, grad in grads.items():
+            self.assertLessEqual(_relative_error(got[key], grad), 1e-6, key)
+
+
+class PartitionErrorTest(unittest.TestCase):
+
+    def test_auto_without_a_budget(self):
+        with self.assertRaisesRegex(ValueError, "needs a budget"):
+            remat.torch.partition()
+
+    def test_an_unknown_placement(self):
+        with self.assertRaisesRegex(ValueError, "placement"):
+            remat.torch.partition(budget="40%", placement="late")
+
+    def test_a_bad_budget_is_remat_s_error(self):
+        model, inputs = _mlp()
+        partition = remat.torch.partition(budget="lots")
+        with self.assertRaisesRegex(ValueError, "lots"):
+            _step(model, inputs, partition)
+
+
+if __name__ == "__main__":
+    unittest.main()
