@@ -10,14 +10,12 @@ Usage: PYTHONPATH=build/python scripts/bench-torch-partition.py
            [--methods eager,default,mincut,checkpoint,remat80,...]
 
 Each method runs in a fresh process, so nothing one leaves behind counts
-against the next. Memory is the process's resident set as Linux counts it:
-glibc returns every block of 64 KiB or more to the system when it is freed
-(MALLOC_MMAP_THRESHOLD_=65536, set for the child), so the resident set
-follows PyTorch's live tensors. After a warm-up step (tracing, planning,
-compilation) and with the gradients dropped, the child resets the peak
-(`5` to /proc/self/clear_refs), reads its resident set as the baseline, runs
-the measured steps and reports the peak over that baseline: the memory one
-training step adds to a process holding the model and its batch.
+against the next, with glibc told to return freed blocks of 64 KiB or more
+to the system. After a warm-up step (tracing, planning, compilation), the
+peak resident set the measured steps add over the process's baseline is the
+step's memory (remat/measure.py says how and why). Every AOT Autograd
+partition runs under remat.torch.boxed_compiler, which frees a saved tensor
+after its last use.
 """
 
 import argparse
@@ -64,21 +62,13 @@ def build(model_name, batch):
     raise SystemExit(f"unknown model {model_name}")
 
 
-def resident_kib(field):
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise RuntimeError(f"no {field} in /proc/self/status")
-
-
 def child(args):
     """Runs one method and prints its figures as JSON."""
-    import gc
     import torch
     from functorch.compile import (aot_module, default_partition,
                                    min_cut_rematerialization_partition)
     from torch.utils.checkpoint import checkpoint_sequential
+    from remat.measure import MMAP_ENV, step_peak
     torch.manual_seed(0)
     torch.set_num_threads(args.threads)
     model, blocks, batch = build(args.model, args.batch)
@@ -122,25 +112,25 @@ def child(args):
     started = time.perf_counter()
     step()  # warm-up: tracing, planning, first allocations
     warmup = time.perf_counter() - started
-    for p in model.parameters():
-        p.grad = None
-    gc.collect()
-    with open("/proc/self/clear_refs", "w") as clear:
-        clear.write("5")
-    baseline = resident_kib("VmRSS")
+
+    def steps():
+        for _ in range(args.steps):
+            step()
+
     started = time.perf_counter()
-    for _ in range(args.steps):
-        step()
-        for p in model.parameters():
-            p.grad = None
+    peak = step_peak(steps, list(model.parameters()))
     seconds = (time.perf_counter() - started) / args.steps
-    peak = resident_kib("VmHWM") - baseline
-    result = {"method": method, "peak_bytes": peak * 1024,
+    result = {"method": method, "peak_bytes": peak,
               "step_seconds": seconds, "warmup_seconds": warmup}
     if report is not None and report.last_report:
-        result["predicted_before"] = report.last_report["peak_bytes_before"]
-        result["predicted_after"] = report.last_report["peak_bytes_after"]
-        result["overhead"] = report.last_report["overhead"]
+        # What one step adds to the process, as measured: the peak without
+        # the params and the batch, which the baseline holds.
+        plan = report.last_report
+        leaves = (plan["peak_breakdown_after"]["params"] +
+                  plan["peak_breakdown_after"]["inputs"])
+        result["predicted_before"] = plan["peak_bytes_before"] - leaves
+        result["predicted_after"] = plan["peak_bytes_after"] - leaves
+        result["overhead"] = plan["overhead"]
     print(json.dumps(result))
 
 
@@ -155,7 +145,8 @@ def main():
     args = parser.parse_args()
     if args.child:
         return child(args)
-    env = dict(os.environ, MALLOC_MMAP_THRESHOLD_="65536")
+    from remat.measure import MMAP_ENV
+    env = dict(os.environ, **MMAP_ENV)
     rows = []
     for method in args.methods.split(","):
         command = [sys.executable, __file__, "--model", args.model,
@@ -171,7 +162,7 @@ def main():
     print(f"\n{args.model}, batch {args.batch}, {args.steps} step(s), "
           f"{args.threads} threads\n")
     print("| method | measured peak | of eager | step time | remat predicted "
-          "(plain -> plan) | predicted overhead |")
+          "(plain -> plan) | predicted FLOP overhead |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         share = f"{r['peak_bytes'] / eager['peak_bytes']:.0%}" if eager else ""

@@ -21,6 +21,10 @@ RANDOM = frozenset("""
     randn_like uniform
 """.split())
 
+# Ops with an effect besides their results: batch norm updates the running
+# statistics it is given.
+STATEFUL = frozenset(["native_batch_norm"])
+
 # One FLOP per element of the (largest) output.
 ELEMENTWISE = frozenset("""
     _to_copy abs add addcmul clamp clamp_max clamp_min clone cos div eq erf
@@ -123,6 +127,12 @@ def may_recompute(target):
         return False
     return name in VIEWS or name in ELEMENTWISE or \
         name in PER_INPUT_ELEMENT or name in _RULES
+
+
+def is_pure(target):
+    """Whether the op's only effect is its results: a call nothing reads
+    may go."""
+    return may_recompute(target) and op_name(target) not in STATEFUL
 
 
 def flops(target, args, inputs, outputs):

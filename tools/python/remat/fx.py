@@ -263,10 +263,21 @@ def build_modules(joint_graph, planned, placement="schedule"):
         emitter.emit(op)
     bw_graph.output([bw_env[jg.value_of[g]] if isinstance(g, fx.Node) else g
                      for g in jg.bwd_outputs])
-    fw_graph.lint()
-    bw_graph.lint()
+    for graph in (fw_graph, bw_graph):
+        _erase_dead(graph)
+        graph.lint()
     return (fx.GraphModule(jg.joint, fw_graph),
             fx.GraphModule(jg.joint, bw_graph))
+
+
+def _erase_dead(graph):
+    """Erases the calls nothing reads whose only effect is their result:
+    forward ops whose readers all read copies now (a dead view would hold
+    its base until the module returns). Ops with effects stay."""
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and not node.users and (
+                node.target is operator.getitem or aten.is_pure(node.target)):
+            graph.erase_node(node)
 
 
 def _placeholder_name(value):
