@@ -23,6 +23,11 @@ import warnings
 import torch
 import torch.fx as fx
 from torch.fx.node import map_arg
+# functorch's own reading of a joint graph in 1.13: which placeholders are
+# tangents, and which outputs are the forward's and which the gradients.
+from functorch._src.partitioners import (_extract_fwd_bwd_modules,
+                                         _extract_fwd_bwd_outputs,
+                                         _is_tangent)
 
 from . import aten
 
@@ -48,15 +53,6 @@ def _quote(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _is_tangent(node):
-    return node.op == "placeholder" and "tangents" in node.target
-
-
-def _outputs(joint):
-    """The forward outputs and the gradients, as the joint graph returns
-    them (functorch's own contract for partitioners in 1.13)."""
-    from functorch._src.partitioners import _extract_fwd_bwd_outputs
-    return _extract_fwd_bwd_outputs(joint)
 
 
 class JointGraph:
@@ -64,7 +60,7 @@ class JointGraph:
 
     def __init__(self, joint):
         self.joint = joint
-        self.fwd_outputs, self.bwd_outputs = _outputs(joint)
+        self.fwd_outputs, self.bwd_outputs = _extract_fwd_bwd_outputs(joint)
         self.primals = [n for n in joint.graph.nodes
                         if n.op == "placeholder" and not _is_tangent(n)]
         self.tangents = [n for n in joint.graph.nodes if _is_tangent(n)]
@@ -91,7 +87,7 @@ class JointGraph:
 
     def _translate(self):
         backward = self._backward_nodes()
-        lines = [f"graph @{self.joint.__class__.__name__ or 'joint'} {{"]
+        lines = ["graph @joint {"]
         for primal, grad in zip(self.primals, self.bwd_outputs):
             kind = "param" if isinstance(grad, fx.Node) else "input"
             lines.append(f"  {kind} %{primal.name} : "
@@ -288,7 +284,6 @@ def _placeholder_name(value):
 def _extract_at_start(jg, saved):
     """functorch's own extraction of the joint graph with the values
     `saved` (of original nodes) saved."""
-    from functorch._src.partitioners import _extract_fwd_bwd_modules
     node_of = {value: node for node, value in jg.value_of.items()}
     nodes = list(dict.fromkeys(node_of[value] for value in saved))
     return _extract_fwd_bwd_modules(jg.joint, nodes)

@@ -64,6 +64,13 @@ def _mobilenet_v2():
             (torch.randn(2, 3, 32, 32),))
 
 
+def _vgg11():
+    """torchvision's VGG-11 with a small head (its own is 120M weights)."""
+    model = torchvision.models.vgg11(num_classes=10)
+    model.classifier = nn.Linear(512 * 7 * 7, 10)
+    return model, (torch.randn(4, 3, 64, 64),)
+
+
 def _transformer():
     layer = nn.TransformerEncoderLayer(d_model=32, nhead=4, dim_feedforward=64,
                                        dropout=0.0, batch_first=True)
@@ -71,7 +78,7 @@ def _transformer():
 
 
 MODELS = {"mlp": _mlp, "resnet18": _resnet18, "mobilenet_v2": _mobilenet_v2,
-          "transformer": _transformer}
+          "vgg11": _vgg11, "transformer": _transformer}
 
 
 class PartitionTest(unittest.TestCase):
@@ -113,6 +120,9 @@ class PartitionTest(unittest.TestCase):
 
     def test_mobilenet_v2(self):
         self.check_model("mobilenet_v2", ["60%", "30%"])
+
+    def test_vgg11(self):
+        self.check_model("vgg11", ["60%", "30%"])
 
     def test_transformer(self):
         self.check_model("transformer")
