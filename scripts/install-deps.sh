@@ -6,19 +6,31 @@ packages=(build-essential cmake ninja-build ccache lld clang llvm-14-dev llvm-14
           libclang-rt-14-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev libeigen3-dev librandom123-dev libzip-dev pkg-config
           libprotobuf-dev libonnx-dev python3 libopenmpi-dev openmpi-bin coinor-libcbc-dev
-          libboost-graph-dev
-          # The Python package and its PyTorch bridge (tools/python).
-          python3-dev pybind11-dev python3-torch python3-torchvision
-          python3-networkx)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
+          libboost-graph-dev)
+# The Python package and its PyTorch bridge (tools/python), without what they
+# only recommend (libtorch's C++ headers, torchvision's video decoders: minutes
+# of download a fresh machine does not need).
+python_packages=(python3-dev pybind11-dev python3-torch python3-torchvision
+                 python3-networkx)
+missing_from() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+missing=($(missing_from "${packages[@]}"))
+missing_python=($(missing_from "${python_packages[@]}"))
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-if [ ${#missing[@]} -gt 0 ]; then
+if [ ${#missing[@]} -gt 0 ] || [ ${#missing_python[@]} -gt 0 ]; then
   $sudo apt-get update -qq
+fi
+if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
+fi
+if [ ${#missing_python[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing_python[@]}"
 fi
 
 # ONNX Runtime 1.30 for tools/ort-run (remat's second executor). Debian has none:
