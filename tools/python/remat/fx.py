@@ -64,6 +64,7 @@ class JointGraph:
         self.primals = [n for n in joint.graph.nodes
                         if n.op == "placeholder" and not _is_tangent(n)]
         self.tangents = [n for n in joint.graph.nodes if _is_tangent(n)]
+        self.tangent_names = {t.name for t in self.tangents}
         self.nodes = {n.name: n for n in joint.graph.nodes}
         # For each op's node: its tensor operands (in operand order) and,
         # for a tuple, the index of each result.
@@ -216,8 +217,7 @@ def build_modules(joint_graph, planned, placement="schedule"):
     jg = joint_graph
     ops = planned["ops"]
     split = next(i for i, op in enumerate(ops)
-                 if op["kind"] == "extern" and op["node"] in
-                 {t.name for t in jg.tangents})
+                 if op["kind"] == "extern" and op["node"] in jg.tangent_names)
     forward, backward = ops[:split], ops[split:]
 
     fw_graph, fw_env = fx.Graph(), {}
@@ -249,12 +249,11 @@ def build_modules(joint_graph, planned, placement="schedule"):
     bw_graph, bw_env = fx.Graph(), {}
     for value in saved:
         bw_env[value] = bw_graph.placeholder(_placeholder_name(value))
-    tangent_names = {t.name for t in jg.tangents}
     for tangent in jg.tangents:
         bw_env[tangent.name] = bw_graph.placeholder(tangent.name)
     emitter = _Emitter(jg, bw_graph, bw_env, origin)
     for op in backward:
-        if op["kind"] == "extern" and op["node"] in tangent_names:
+        if op["kind"] == "extern" and op["node"] in jg.tangent_names:
             continue
         emitter.emit(op)
     bw_graph.output([bw_env[jg.value_of[g]] if isinstance(g, fx.Node) else g
