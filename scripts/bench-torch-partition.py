@@ -22,16 +22,19 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
 
 REMAT_BUDGETS = [80, 60, 40, 20]
+OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
 # `rematNN`: remat at NN% of plain autodiff's peak; `rematNNstart`: the same
 # saved values, recomputed at the start of the backward as functorch's
-# extraction places them.
+# extraction places them; `rematNNtime`: planned with the ops' measured
+# times (`costs="measured"`) instead of their FLOPs.
 METHODS = ["eager", "default", "mincut", "checkpoint"] + \
-    [f"remat{b}" for b in REMAT_BUDGETS] + ["remat40start"]
+    [f"remat{b}" for b in REMAT_BUDGETS] + ["remat40start", "remat40time"]
 
 
 def build(model_name, batch):
@@ -92,10 +95,12 @@ def child(args):
             partition = min_cut_rematerialization_partition
         else:
             import remat.torch
-            budget = method[len("remat"):].removesuffix("start")
+            budget, variant = re.fullmatch(r"remat(\d+)(start|time)?",
+                                           method).groups()
             partition = remat.torch.partition(
                 budget=f"{budget}%",
-                placement="start" if method.endswith("start") else "schedule")
+                placement="start" if variant == "start" else "schedule",
+                costs="measured" if variant == "time" else "flops")
             report = partition
         # Every partition runs under remat's compiler, which frees each
         # saved tensor after its last use (functorch's make_boxed_func holds
@@ -114,7 +119,11 @@ def child(args):
     warmup = time.perf_counter() - started
 
     def steps():
+        # Gradients dropped before each step, as `zero_grad(set_to_none=True)`
+        # does: every step's peak is then one step's.
         for _ in range(args.steps):
+            for p in model.parameters():
+                p.grad = None
             step()
 
     started = time.perf_counter()
@@ -131,6 +140,7 @@ def child(args):
         result["predicted_before"] = plan["peak_bytes_before"] - leaves
         result["predicted_after"] = plan["peak_bytes_after"] - leaves
         result["overhead"] = plan["overhead"]
+        result["cost_unit"] = plan["cost_unit"]
     print(json.dumps(result))
 
 
@@ -147,6 +157,13 @@ def main():
         return child(args)
     from remat.measure import MMAP_ENV
     env = dict(os.environ, **MMAP_ENV)
+    # Debian's default libblas is the reference BLAS, 20x slower than
+    # OpenBLAS on the matmuls here. Where libopenblas0-pthread is installed,
+    # the children load it without changing the system's alternative (which
+    # remat's ILP solver also links).
+    if os.path.exists(os.path.join(OPENBLAS, "libblas.so.3")):
+        env["LD_LIBRARY_PATH"] = ":".join(
+            filter(None, [OPENBLAS, env.get("LD_LIBRARY_PATH")]))
     rows = []
     for method in args.methods.split(","):
         command = [sys.executable, __file__, "--model", args.model,
@@ -159,17 +176,20 @@ def main():
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), file=sys.stderr)
     eager = next((r for r in rows if r["method"] == "eager"), None)
+    blas = "OpenBLAS" if OPENBLAS in env.get("LD_LIBRARY_PATH", "") else \
+        "the system's BLAS"
     print(f"\n{args.model}, batch {args.batch}, {args.steps} step(s), "
-          f"{args.threads} threads\n")
+          f"{args.threads} threads, {blas}\n")
     print("| method | measured peak | of eager | step time | remat predicted "
-          "(plain -> plan) | predicted FLOP overhead |")
+          "(plain -> plan) | predicted overhead |")
     print("|---|---|---|---|---|---|")
     for r in rows:
         share = f"{r['peak_bytes'] / eager['peak_bytes']:.0%}" if eager else ""
         predicted = (f"{r['predicted_before'] / 2**30:.2f} -> "
                      f"{r['predicted_after'] / 2**30:.2f} GiB"
                      if "predicted_after" in r else "")
-        overhead = f"{r['overhead']:.3f}" if "overhead" in r else ""
+        overhead = (f"{r['overhead']:.3f} ({r.get('cost_unit', 'flops')})"
+                    if "overhead" in r else "")
         print(f"| {r['method']} | {r['peak_bytes'] / 2**30:.2f} GiB | {share} "
               f"| {r['step_seconds']:.2f} s | {predicted} | {overhead} |")
 

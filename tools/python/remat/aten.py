@@ -9,10 +9,13 @@ warning naming it.
 
 import math
 
-# Results that alias their first tensor operand (no new storage).
+# Results that alias their first tensor operand (no new storage). An op
+# with several results (`split`) is planned as an op with new ones, each its
+# share of the operand: remat's views have one result.
 VIEWS = frozenset("""
-    _reshape_alias _unsafe_view alias as_strided detach diagonal expand
-    permute select slice squeeze t transpose unfold unsqueeze view view_as
+    _reshape_alias _unsafe_view alias as_strided chunk detach diagonal expand
+    permute select slice split split_with_sizes squeeze t transpose unbind
+    unfold unsqueeze unsafe_split view view_as
 """.split())
 
 # Ops whose rerun draws other numbers: never recomputed.

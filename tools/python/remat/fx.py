@@ -58,8 +58,10 @@ def _quote(text):
 class JointGraph:
     """One joint graph and its text IR, with what the way back needs."""
 
-    def __init__(self, joint):
+    def __init__(self, joint, nanoseconds=None):
         self.joint = joint
+        # Measured time of each node (remat/timing.py): each op's `cost`.
+        self.nanoseconds = nanoseconds
         self.fwd_outputs, self.bwd_outputs = _extract_fwd_bwd_outputs(joint)
         self.primals = [n for n in joint.graph.nodes
                         if n.op == "placeholder" and not _is_tangent(n)]
@@ -113,7 +115,10 @@ class JointGraph:
             if node in backward:
                 lines.append(self._op_line(node))
         seen = set()
-        for out in list(self.fwd_outputs) + list(self.bwd_outputs):
+        # AOT Autograd (1.13) holds the tangents it makes contiguous until
+        # the backward returns: outputs, they live to the end in the plan.
+        for out in list(self.fwd_outputs) + list(self.bwd_outputs) + \
+                self.tangents:
             if isinstance(out, fx.Node) and self.value_of[out] not in seen:
                 seen.add(self.value_of[out])
                 lines.append(f"  output %{self.value_of[out]}")
@@ -159,6 +164,8 @@ class JointGraph:
         attrs = [f"fn = {_quote(name)}", f"types = {_quote(' '.join(types))}",
                  f"flops = {aten.flops(target, node.args, in_shapes, out_shapes)}",
                  f"node = {_quote(node.name)}"]
+        if self.nanoseconds is not None:
+            attrs.append(f"cost = {self.nanoseconds[node.name]}")
         if not known:
             attrs.append("recompute = false")
         names = ", ".join("%" + self.value_of[r] for r in results)

@@ -13,6 +13,7 @@ import torch.fx
 
 from . import _remat
 from . import fx as _fx
+from . import timing as _timing
 
 
 class _ListInputs(torch.fx.graph.CodeGen):
@@ -51,7 +52,8 @@ class Partition:
     remat's report of the last plan (docs/report.md), `last_joint` the joint
     graph's text IR."""
 
-    def __init__(self, budget=None, planner="auto", placement="schedule"):
+    def __init__(self, budget=None, planner="auto", placement="schedule",
+                 costs="flops"):
         if planner == "auto" and budget is None:
             raise ValueError("remat: planner 'auto' needs a budget "
                              "(budget='40%' or a byte count)")
@@ -60,21 +62,33 @@ class Partition:
         if placement not in ("schedule", "start"):
             raise ValueError(f"remat: placement must be 'schedule' or "
                              f"'start', got {placement!r}")
+        if costs not in ("flops", "measured"):
+            raise ValueError(f"remat: costs must be 'flops' or 'measured', "
+                             f"got {costs!r}")
         self.placement = placement
+        self.costs = costs
         self.last_report = None
         self.last_joint = None
 
     def __call__(self, joint_module, joint_inputs):
-        joint = _fx.JointGraph(joint_module)
+        nanoseconds = None
+        if self.costs == "measured":
+            nanoseconds = _timing.node_nanoseconds(joint_module, joint_inputs)
+        joint = _fx.JointGraph(joint_module, nanoseconds)
         self.last_joint = joint.text
         planned = _remat.plan_training_graph(
             joint.text, joint.forward_ops, planner=self.planner,
             budget=self.budget)
         self.last_report = json.loads(planned["report"])
+        if nanoseconds is not None:
+            # The ops' `cost` attributes were nanoseconds: the report's
+            # costs and overhead count time.
+            self.last_report["cost_unit"] = "ns"
         return _fx.build_modules(joint, planned, self.placement)
 
 
-def partition(budget=None, planner="auto", placement="schedule"):
+def partition(budget=None, planner="auto", placement="schedule",
+              costs="flops"):
     """A partition function for `functorch.compile.aot_function` and
     `aot_module`: remat's `planner` chooses what the forward saves and what
     the backward recomputes, within `budget` ('40%' of plain autodiff's
@@ -85,5 +99,11 @@ def partition(budget=None, planner="auto", placement="schedule"):
     schedule: each recomputed value just before its first reader.
     `placement="start"` keeps the plan's saved values but lets functorch
     extract the backward, which recomputes everything at its start: the
-    comparison docs/torch.md measures."""
-    return Partition(budget=budget, planner=planner, placement=placement)
+    comparison docs/torch.md measures.
+
+    `costs="flops"` (the default) plans with remat/aten.py's FLOPs;
+    `costs="measured"` runs the joint graph once when it is traced, timing
+    each op (remat/timing.py), and plans with those times: on a CPU a
+    memory-bound op costs far more than its FLOPs say."""
+    return Partition(budget=budget, planner=planner, placement=placement,
+                     costs=costs)

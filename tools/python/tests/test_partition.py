@@ -83,7 +83,7 @@ MODELS = {"mlp": _mlp, "resnet18": _resnet18, "mobilenet_v2": _mobilenet_v2,
 
 class PartitionTest(unittest.TestCase):
 
-    def check_model(self, name, budgets=BUDGETS):
+    def check_model(self, name, budgets=BUDGETS, costs="flops"):
         torch.manual_seed(0)
         model, inputs = MODELS[name]()
         model.train()
@@ -94,11 +94,21 @@ class PartitionTest(unittest.TestCase):
         recomputed = 0
         for budget in budgets:
             with self.subTest(model=name, budget=budget):
-                partition = remat.torch.partition(budget=budget)
-                got_loss, got_grads, got_buffers = _step(model, inputs,
-                                                         partition)
+                partition = remat.torch.partition(budget=budget,
+                                                  costs=costs)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    got_loss, got_grads, got_buffers = _step(model, inputs,
+                                                             partition)
+                # The table knows every op of these models: none is pinned.
+                unknown = [str(w.message) for w in caught
+                           if "no entry" in str(w.message)]
+                self.assertEqual(unknown, [])
+                self.assertNotIn("recompute = false", partition.last_joint)
                 report = partition.last_report
                 self.assertIsNotNone(report)
+                self.assertEqual(report["cost_unit"],
+                                 "ns" if costs == "measured" else "flops")
                 recomputed += report["flops_recompute"]
                 self.assertLessEqual(_relative_error(got_loss, loss), 1e-6)
                 self.assertEqual(got_grads.keys(), grads.keys())
@@ -126,6 +136,34 @@ class PartitionTest(unittest.TestCase):
 
     def test_transformer(self):
         self.check_model("transformer")
+
+    def test_measured_costs(self):
+        # Timing the joint graph runs its batch norms on copies: the
+        # running statistics still equal default_partition's, bit for bit.
+        self.check_model("resnet18", ["40%"], costs="measured")
+        self.check_model("transformer", ["40%"], costs="measured")
+
+    def test_measured_costs_leave_the_random_numbers(self):
+        model = nn.Sequential(nn.Linear(16, 64), nn.ReLU(), nn.Dropout(0.5),
+                              nn.Linear(64, 64), nn.ReLU(), nn.Dropout(0.5),
+                              nn.Linear(64, 4))
+        inputs = (torch.randn(32, 16),)
+        results = {}
+        for costs in ("flops", "measured"):
+            partition = remat.torch.partition(budget="30%", costs=costs)
+            torch.manual_seed(1)
+            results[costs] = _step(model, inputs, partition)
+            # Measured, every op carries its time as its cost.
+            self.assertEqual("cost = " in partition.last_joint,
+                             costs == "measured")
+        loss, grads, _ = results["flops"]
+        got_loss, got_grads, _ = results["measured"]
+        # The timing run drew random numbers, then put the generator back:
+        # the step's dropout masks are the same.
+        self.assertEqual(got_loss.item(), loss.item())
+        for key, grad in grads.items():
+            self.assertLessEqual(_relative_error(got_grads[key], grad), 1e-6,
+                                 key)
 
     def test_an_unknown_op_is_kept_with_a_warning(self):
         torch.manual_seed(0)
@@ -201,6 +239,10 @@ class PartitionErrorTest(unittest.TestCase):
     def test_an_unknown_placement(self):
         with self.assertRaisesRegex(ValueError, "placement"):
             remat.torch.partition(budget="40%", placement="late")
+
+    def test_unknown_costs(self):
+        with self.assertRaisesRegex(ValueError, "costs"):
+            remat.torch.partition(budget="40%", costs="time")
 
     def test_a_bad_budget_is_remat_s_error(self):
         model, inputs = _mlp()
