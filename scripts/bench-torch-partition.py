@@ -11,9 +11,13 @@ Usage: PYTHONPATH=build/python scripts/bench-torch-partition.py
 
 Each method runs in a fresh process, so nothing one leaves behind counts
 against the next, with glibc told to return freed blocks of 64 KiB or more
-to the system. After a warm-up step (tracing, planning, compilation), the
-peak resident set the measured steps add over the process's baseline is the
-step's memory (remat/measure.py says how and why). Every AOT Autograd
+to the system, and with OpenBLAS where Debian's libopenblas0-pthread is
+installed (20x faster than the reference BLAS on the transformer's matmuls;
+scripts/install-deps.sh does not install it, as it would become the
+system's BLAS, which remat's ILP solver links too). After a warm-up step
+(tracing, planning, compilation), the peak resident set the measured steps
+add over the process's baseline is the step's memory (remat/measure.py says
+how and why); gradients are dropped before each step. Every AOT Autograd
 partition runs under remat.torch.boxed_compiler, which frees a saved tensor
 after its last use.
 """

@@ -102,7 +102,7 @@ def partition(budget=None, planner="auto", placement="schedule",
     comparison docs/torch.md measures.
 
     `costs="flops"` (the default) plans with remat/aten.py's FLOPs;
-    `costs="measured"` runs the joint graph once when it is traced, timing
+    `costs="measured"` runs the joint graph when it is traced, timing
     each op (remat/timing.py), and plans with those times: on a CPU a
     memory-bound op costs far more than its FLOPs say."""
     return Partition(budget=budget, planner=planner, placement=placement,
