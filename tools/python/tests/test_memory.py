@@ -13,7 +13,7 @@ from remat.measure import MMAP_ENV
 
 # What PyTorch adds beside the plan's tensors: autograd's records, small
 # blocks from glibc's heap, page rounding. Measured here: the peak is
-# 0.1-0.3 MiB under the prediction at both budgets. (It was 4 MiB over, an
+# 0.0-0.3 MiB under the prediction at both budgets. (It was 4 MiB over, an
 # activation's size, until the plan held the tangent to the backward's end,
 # as AOT Autograd does.)
 SLACK_BYTES = 1 << 20
