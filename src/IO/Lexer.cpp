@@ -34,11 +34,15 @@ bool isBareNameChar(char c) {
 }
 
 bool isBareName(llvm::StringRef name) {
-  if (name.empty() || name.contains("//"))
+  if (name.empty())
     return false;
-  for (char c : name)
-    if (!isBareNameChar(c))
+  // One pass: every character allowed, and no `//` (a comment's start).
+  char previous = 0;
+  for (char c : name) {
+    if (!isBareNameChar(c) || (c == '/' && previous == '/'))
       return false;
+    previous = c;
+  }
   return true;
 }
 

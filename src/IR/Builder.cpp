@@ -8,7 +8,7 @@
 
 #include "remat/Support/Status.h"
 
-#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <fmt/format.h>
 
@@ -17,9 +17,15 @@ namespace remat {
 /// Checks written attributes against the schema: known names, no repeats, the
 /// right kinds, and every required attribute present.
 static absl::Status checkAttrs(const OpDef &def, llvm::ArrayRef<NamedAttr> attrs) {
-  llvm::StringSet<> seen;
-  for (const NamedAttr &attr : attrs) {
-    if (!seen.insert(attr.name).second)
+  // An op has a handful of attributes: a scan beats a hash set.
+  auto isGiven = [&attrs](llvm::StringRef name, size_t before) {
+    return llvm::any_of(attrs.take_front(before), [name](const NamedAttr &attr) {
+      return attr.name == name;
+    });
+  };
+  for (size_t i = 0, e = attrs.size(); i < e; ++i) {
+    const NamedAttr &attr = attrs[i];
+    if (isGiven(attr.name, i))
       return invalidArgument("'{}' has attribute '{}' twice", def.name, attr.name);
     if (attr.name == kCostAttr) {
       if (!attr.value.is(AttrKind::Int) || attr.value.asInt() < 0)
@@ -43,7 +49,7 @@ static absl::Status checkAttrs(const OpDef &def, llvm::ArrayRef<NamedAttr> attrs
                              attrKindName(attr.value.kind()).str());
   }
   for (const AttrSpec &spec : def.attrs)
-    if (!spec.defaultValue && !seen.count(spec.name))
+    if (!spec.defaultValue && !isGiven(spec.name, attrs.size()))
       return invalidArgument("'{}' needs attribute '{}'", def.name, spec.name);
   return absl::OkStatus();
 }

@@ -58,7 +58,7 @@ Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
       // One hash lookup when the name is free, the common case.
       auto [entry, inserted] = valuesByName_.try_emplace(base, &result);
       if (!inserted)
-        entry = valuesByName_.try_emplace(uniqueName(base), &result).first;
+        entry = valuesByName_.try_emplace(suffixedName(base), &result).first;
       result.nameEntry_ = &*entry;
     }
     result.type_ = resultTypes[i];
@@ -153,6 +153,10 @@ Value *Graph::lookupValue(llvm::StringRef name) const {
 std::string Graph::uniqueName(llvm::StringRef base) {
   if (!valuesByName_.count(base))
     return base.str();
+  return suffixedName(base);
+}
+
+std::string Graph::suffixedName(llvm::StringRef base) {
   unsigned &suffix = nextSuffix_[base];
   std::string candidate;
   do

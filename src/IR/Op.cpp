@@ -20,11 +20,17 @@ namespace remat {
 llvm::StringRef internTag(llvm::StringRef tag) {
   if (tag.empty())
     return {};
+  // Passes tag op after op alike (a region, a device): the last tag this
+  // thread interned is found without the lock or a hash.
+  thread_local llvm::StringRef last;
+  if (tag == last)
+    return last;
   // Leaked on purpose, as types are (Type.cpp).
   static auto *tags = new llvm::StringSet<>();
   static auto *mutex = new std::mutex();
   std::lock_guard<std::mutex> lock(*mutex);
-  return tags->insert(tag).first->getKey();
+  last = tags->insert(tag).first->getKey();
+  return last;
 }
 
 void Value::addUse(Op *user, unsigned operandIndex) {

@@ -128,6 +128,8 @@ public:
   unsigned valueIdBound() const { return nextValueId_; }
 
 private:
+  /// `uniqueName` of a `base` known to be taken.
+  std::string suffixedName(llvm::StringRef base);
   /// `createOp` with interned attributes (`internAttrList`), leaving the
   /// names out of the name table when not `registerNames` (a clone copies
   /// the table whole).
