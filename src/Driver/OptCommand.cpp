@@ -254,6 +254,10 @@ absl::Status optimize(Graph &graph, const OptPlan &plan, const ParsedArgs &args,
                              plainTrainingTimeline(graph, plan.training));
     }
     TrainingOptions training = plan.training;
+    // LLVM's graveyard holds a few graphs: a split input's many graphs are
+    // freed.
+    training.freeScratchGraphs =
+        !ctx.processExitsAfter || args.has("split-input-file");
     if (args.has("progress"))
       training.onProgress = [&ctx](llvm::StringRef line) {
         ctx.err << "remat: " << line << "\n";

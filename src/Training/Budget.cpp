@@ -34,6 +34,7 @@
 #include "remat/Support/Units.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/BuryPointer.h"
 
 #include <fmt/format.h>
 
@@ -292,6 +293,17 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options) {
   // The built graph fits: what the planner's model said of the budget does
   // not matter.
   report.budgetNotes.clear();
+  // The differentiated graph, swapped out above, and the bases' own.
+  if (!options.freeScratchGraphs) {
+    // LLVM's graveyard has a few slots: only graphs take one.
+    auto bury = [](std::unique_ptr<Graph> &scratch) {
+      if (scratch)
+        llvm::BuryPointer(std::move(scratch));
+    };
+    bury(best->build.graph);
+    for (std::unique_ptr<SearchBase> &from : bases)
+      bury(from->owned);
+  }
   return report;
 }
 
