@@ -16,6 +16,10 @@
 
 #include "Lexer.h"
 
+#include <future>
+#include <string>
+#include <utility>
+
 namespace remat {
 
 static bool needsEscape(llvm::StringRef text) {
@@ -144,12 +148,51 @@ static void printOp(llvm::raw_ostream &os, const Op &op) {
   os << '\n';
 }
 
+/// Ops per batch of the two-thread printer; a graph of fewer than two
+/// batches is printed by one thread.
+constexpr size_t kPrintBatchOps = 16384;
+
+/// Writes one line per op, in schedule order. A large graph's lines are
+/// formatted two batches at a time: this thread writes the first straight
+/// to `os` while a second formats the next into a string, written after it.
+/// Both only read the graph, and the text is what one thread would write.
+static void printOps(const Graph &graph, llvm::raw_ostream &os) {
+  if (graph.numOps() < 2 * kPrintBatchOps) {
+    for (const Op &op : graph.ops())
+      printOp(os, op);
+    return;
+  }
+  auto next = graph.ops().begin(), end = graph.ops().end();
+  auto takeBatch = [&] {
+    auto first = next;
+    for (size_t n = 0; n < kPrintBatchOps && next != end; ++n)
+      ++next;
+    return std::make_pair(first, next);
+  };
+  while (next != end) {
+    auto [first, firstEnd] = takeBatch();
+    auto [second, secondEnd] = takeBatch();
+    // Run here, when `get` asks, where no thread can be started.
+    std::future<std::string> secondText = std::async(
+        std::launch::async | std::launch::deferred, [second, secondEnd] {
+          std::string text;
+          llvm::raw_string_ostream batch(text);
+          for (auto op = second; op != secondEnd; ++op)
+            printOp(batch, *op);
+          batch.flush();
+          return text;
+        });
+    for (auto op = first; op != firstEnd; ++op)
+      printOp(os, *op);
+    os << secondText.get();
+  }
+}
+
 void printGraph(const Graph &graph, llvm::raw_ostream &os) {
   os << "graph ";
   printSigilName(os, '@', graph.name());
   os << " {\n";
-  for (const Op &op : graph.ops())
-    printOp(os, op);
+  printOps(graph, os);
   for (const Value *output : graph.outputs()) {
     os << "  output ";
     printValue(os, output);

@@ -300,6 +300,38 @@ TEST(TextFormatTest, StreamAndStringPrintersAgree) {
   EXPECT_EQ(streamed, printGraph(*graph));
 }
 
+// Past 32,768 ops the printer formats batches on two threads: the lines
+// must still come in schedule order, across every batch boundary and the
+// short last batch.
+TEST(TextFormatTest, LargeGraphPrintsItsOpsInScheduleOrder) {
+  Graph graph("chain");
+  Builder b(graph);
+  Value *v = b.input("x", f32({2}));
+  for (int i = 0; i < 3 * 16384 + 123; ++i)
+    v = b.op(i % 2 ? "neg" : "relu", {v});
+  graph.addOutput(v);
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  std::string text = printGraph(graph);
+  llvm::SmallVector<llvm::StringRef, 0> lines;
+  llvm::StringRef(text).split(lines, '\n');
+  // The header, one line per op, the output, the closing brace, and the
+  // empty piece after the last newline.
+  ASSERT_EQ(lines.size(), graph.numOps() + 4);
+  size_t line = 1;
+  for (const Op &op : graph.ops()) {
+    std::string name = "%" + op.result()->name().str();
+    std::string start = op.hasFlag(OpFlagLeaf)
+                            ? "  " + op.kind().str() + " " + name + " : "
+                            : "  " + name + " = " + op.kind().str() + "(";
+    ASSERT_TRUE(lines[line].startswith(start))
+        << "line " << line << ": " << lines[line].str();
+    ++line;
+  }
+  std::unique_ptr<Graph> parsed = parseOk(text);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(printGraph(*parsed), text);
+}
+
 TEST(TextFormatTest, ErrorsPointAtTheOffendingToken) {
   // Column numbers count bytes from 1; the op lines start at column 3.
   EXPECT_EQ(
