@@ -48,7 +48,7 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
                     formatBytes(report.peakBytesUnscheduled));
   os << fmt::format("{} forward {}, backward {}, recomputed {} "
                     "(overhead {:.3f})\n",
-                    report.measuredCosts ? "measured time" : "flops",
+                    report.countsNanoseconds() ? "measured time" : "flops",
                     report.formatCost(report.flopsForward),
                     report.formatCost(report.flopsBackward),
                     report.formatCost(report.flopsRecompute), report.overhead);

@@ -57,7 +57,7 @@ int64_t TrainingReport::planPeakBytes() const {
 }
 
 std::string TrainingReport::formatCost(int64_t cost) const {
-  return measuredCosts ? formatNanoseconds(cost) : formatFlops(cost);
+  return countsNanoseconds() ? formatNanoseconds(cost) : formatFlops(cost);
 }
 
 void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
@@ -82,7 +82,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     json.attribute("peak_bytes_after", report.peakBytesAfter);
     json.attribute("peak_bytes_unscheduled", report.peakBytesUnscheduled);
     writeBreakdownJson(json, "peak_breakdown_after", report.peakBreakdownAfter);
-    json.attribute("cost_unit", report.measuredCosts ? "ns" : "flops");
+    json.attribute("cost_unit", report.countsNanoseconds() ? "ns" : "flops");
     if (const std::optional<MeasuredCostSummary> &costs = report.measuredCosts)
       json.attributeObject("measured_costs", [&] {
         json.attribute("ops_measured", costs->opsMeasured);

@@ -94,7 +94,8 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
     REMAT_RETURN_IF_ERROR(tryAll(*from));
   }
   sweep.graph = graph.name().str();
-  sweep.measuredCosts = options.measuredCosts != nullptr;
+  sweep.measuredCosts =
+      options.measuredCosts != nullptr || options.costAttributesAreNanoseconds;
   sweep.peakBytesPlain = trials.front().peakBytes;
   if (bases.floor)
     sweep.peakFloorBytes = bases.floor->bytes;

@@ -110,6 +110,8 @@ public:
           planner, options_.plannerRegistry().create(options_.planner));
     }
     report_.planner = options_.planner;
+    report_.costAttributesAreNanoseconds =
+        options_.costAttributesAreNanoseconds;
     report_.aggregateCount = options_.autodiff.aggregateCount;
     report_.aggregateBytes = options_.autodiff.aggregateBytes;
 

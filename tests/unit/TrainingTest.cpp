@@ -109,5 +109,40 @@ TEST(TrainingTest, ReportJsonHasTheDesignKeys) {
   EXPECT_TRUE(object->get("budget_bytes")->getAsNull().hasValue());
 }
 
+/// The report's `cost_unit` of `graph` built with `options`.
+std::string costUnit(Graph &graph, const TrainingOptions &options) {
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(graph, options);
+  EXPECT_TRUE(report.ok()) << report.status();
+  if (!report.ok())
+    return "";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printReportJson(*report, os);
+  os.flush();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  EXPECT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  if (!parsed)
+    return "";
+  llvm::Optional<llvm::StringRef> unit =
+      parsed->getAsObject()->getString("cost_unit");
+  return unit ? unit->str() : "";
+}
+
+// Cost attributes say their own unit only through the caller (the PyTorch
+// bridge's measured times): the report counts what it is told, at every
+// planner, the budget search's builds included.
+TEST(TrainingTest, CostAttributesInNanosecondsMakeTheReportCountTime) {
+  TrainingOptions options;
+  EXPECT_EQ(costUnit(*mlp(2), options), "flops");
+  options.costAttributesAreNanoseconds = true;
+  EXPECT_EQ(costUnit(*mlp(2), options), "ns");
+  options.planner = "auto";
+  options.budget = "60%";
+  EXPECT_EQ(costUnit(*mlp(6), options), "ns");
+  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*mlp(2), {});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->countsNanoseconds());
+}
+
 } // namespace
 } // namespace remat

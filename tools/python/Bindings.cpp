@@ -16,6 +16,7 @@
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
+#include "remat/Support/Status.h"
 #include "remat/Training/Training.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -54,14 +55,20 @@ py::dict describeOp(const Op &op) {
 }
 
 /// Plans `text`, a training graph whose first `forwardOps` ops are its
-/// forward pass, with `planner` within `budget`.
+/// forward pass, with `planner` within `budget`; its ops' `cost` attributes
+/// are in `costUnit` (`flops` or `ns`).
 py::dict planTrainingGraph(const std::string &text, unsigned forwardOps,
                            const std::string &planner,
-                           std::optional<std::string> budget) {
+                           std::optional<std::string> budget,
+                           const std::string &costUnit) {
+  if (costUnit != "flops" && costUnit != "ns")
+    raise(invalidArgument("cost_unit must be 'flops' or 'ns', got '{}'",
+                          costUnit));
   absl::StatusOr<std::unique_ptr<Graph>> graph = parseGraph(text, "<joint>");
   if (!graph.ok())
     raise(graph.status());
   TrainingOptions options;
+  options.costAttributesAreNanoseconds = costUnit == "ns";
   options.planner = planner;
   options.budget = std::move(budget);
   options.forwardOpIdBound = forwardOps;
@@ -98,8 +105,10 @@ PYBIND11_MODULE(_remat, module) {
   module.def("plan_training_graph", &remat::planTrainingGraph,
              py::arg("text"), py::arg("forward_ops"),
              py::arg("planner") = "auto", py::arg("budget") = py::none(),
+             py::arg("cost_unit") = "flops",
              R"(Plans a training graph (text IR) whose first `forward_ops` ops
-are its forward pass. Returns a dict: `ops` (the planned graph in schedule
+are its forward pass; its ops' `cost` attributes count `cost_unit`
+('flops' or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned graph in schedule
 order: kind, node, operands, results), `outputs`, `report` (JSON) and `text`.
 Raises ValueError with remat's message on bad input.)");
 }

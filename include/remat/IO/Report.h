@@ -107,6 +107,8 @@ struct TrainingReport {
   /// What `TrainingOptions::measuredCosts` attributed; null when costs are
   /// FLOPs. Every `flops` field, segments' too, then holds nanoseconds.
   std::optional<MeasuredCostSummary> measuredCosts;
+  /// Set from `TrainingOptions::costAttributesAreNanoseconds`.
+  bool costAttributesAreNanoseconds = false;
   /// FLOPs of the forward ops, of the gradient ops, and of recomputed copies.
   int64_t flopsForward = 0;
   int64_t flopsBackward = 0;
@@ -134,6 +136,11 @@ struct TrainingReport {
   /// The peak a budget bounds: the largest device's for a graph on devices,
   /// else `peakBytesAfter` (which then counts every device's values).
   int64_t planPeakBytes() const;
+  /// Whether every `flops` field and the overhead count nanoseconds (measured
+  /// costs, or cost attributes that are), not FLOPs.
+  bool countsNanoseconds() const {
+    return measuredCosts.has_value() || costAttributesAreNanoseconds;
+  }
   /// `cost` (one of the `flops` fields) as text in the report's unit.
   std::string formatCost(int64_t cost) const;
 };
@@ -188,8 +195,8 @@ struct SweepReport {
   /// curve could end at best; null for a graph on devices.
   std::optional<int64_t> peakFloorBytes;
   int64_t plansTried = 0;
-  /// Whether the points' costs are measured nanoseconds
-  /// (`TrainingOptions::measuredCosts`), not FLOPs.
+  /// Whether the points' costs are nanoseconds (`TrainingOptions::
+  /// measuredCosts` or `costAttributesAreNanoseconds`), not FLOPs.
   bool measuredCosts = false;
   std::vector<SweepPoint> points;
 };

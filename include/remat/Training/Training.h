@@ -77,6 +77,10 @@ struct TrainingOptions {
   /// autodiff: the planners and the report then count nanoseconds; none
   /// (FLOPs) by default.
   std::shared_ptr<const NodeProfile> measuredCosts;
+  /// Whether the ops' own `cost` attributes are nanoseconds (a caller that
+  /// timed them, as the PyTorch bridge's `costs="measured"`), not FLOPs:
+  /// the report then counts time (`TrainingReport::countsNanoseconds`).
+  bool costAttributesAreNanoseconds = false;
   /// Where `planner` and `auto`'s candidates are looked up
   /// (`plannerRegistry()`); null: `PlannerRegistry::global()`.
   const PlannerRegistry *registry = nullptr;

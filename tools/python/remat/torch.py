@@ -76,14 +76,13 @@ class Partition:
             nanoseconds = _timing.node_nanoseconds(joint_module, joint_inputs)
         joint = _fx.JointGraph(joint_module, nanoseconds)
         self.last_joint = joint.text
+        # Measured `cost` attributes are nanoseconds: the report's costs and
+        # overhead then count time.
         planned = _remat.plan_training_graph(
             joint.text, joint.forward_ops, planner=self.planner,
-            budget=self.budget)
+            budget=self.budget,
+            cost_unit="flops" if nanoseconds is None else "ns")
         self.last_report = json.loads(planned["report"])
-        if nanoseconds is not None:
-            # The ops' `cost` attributes were nanoseconds: the report's
-            # costs and overhead count time.
-            self.last_report["cost_unit"] = "ns"
         return _fx.build_modules(joint, planned, self.placement)
 
 
