@@ -39,6 +39,17 @@ std::unique_ptr<Graph> mlp(int64_t layers) {
   return std::move(*graph);
 }
 
+/// `report` as `printReportJson` writes it, parsed; null when it is not JSON.
+llvm::json::Value reportJson(const TrainingReport &report) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printReportJson(report, os);
+  os.flush();
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
+  EXPECT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
+  return parsed ? std::move(*parsed) : llvm::json::Value(nullptr);
+}
+
 TEST(TrainingTest, NoneIsPlainAutodiff) {
   std::unique_ptr<Graph> graph = mlp(5);
   int64_t forwardFlops = graphFlops(*graph);
@@ -89,13 +100,8 @@ TEST(TrainingTest, ReportJsonHasTheDesignKeys) {
   std::unique_ptr<Graph> graph = mlp(2);
   absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, {});
   ASSERT_TRUE(report.ok()) << report.status();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  printReportJson(*report, os);
-  os.flush();
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  ASSERT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-  const llvm::json::Object *object = parsed->getAsObject();
+  llvm::json::Value parsed = reportJson(*report);
+  const llvm::json::Object *object = parsed.getAsObject();
   ASSERT_NE(object, nullptr);
   for (llvm::StringRef key :
        {"graph", "strategy", "budget_bytes", "ops_before", "ops_after",
@@ -115,16 +121,10 @@ std::string costUnit(Graph &graph, const TrainingOptions &options) {
   EXPECT_TRUE(report.ok()) << report.status();
   if (!report.ok())
     return "";
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  printReportJson(*report, os);
-  os.flush();
-  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(text);
-  EXPECT_TRUE(bool(parsed)) << llvm::toString(parsed.takeError());
-  if (!parsed)
-    return "";
+  llvm::json::Value parsed = reportJson(*report);
+  const llvm::json::Object *object = parsed.getAsObject();
   llvm::Optional<llvm::StringRef> unit =
-      parsed->getAsObject()->getString("cost_unit");
+      object ? object->getString("cost_unit") : llvm::None;
   return unit ? unit->str() : "";
 }
 
