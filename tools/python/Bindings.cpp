@@ -107,8 +107,8 @@ PYBIND11_MODULE(_remat, module) {
              py::arg("planner") = "auto", py::arg("budget") = py::none(),
              py::arg("cost_unit") = "flops",
              R"(Plans a training graph (text IR) whose first `forward_ops` ops
-are its forward pass; its ops' `cost` attributes count `cost_unit`
-('flops' or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned graph in schedule
-order: kind, node, operands, results), `outputs`, `report` (JSON) and `text`.
-Raises ValueError with remat's message on bad input.)");
+are its forward pass; its ops' `cost` attributes count `cost_unit` ('flops'
+or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned
+graph in schedule order: kind, node, operands, results), `outputs`, `report`
+(JSON) and `text`. Raises ValueError with remat's message on bad input.)");
 }
