@@ -170,19 +170,19 @@ static void printOps(const Graph &graph, llvm::raw_ostream &os) {
     return std::make_pair(first, next);
   };
   while (next != end) {
-    auto [first, firstEnd] = takeBatch();
-    auto [second, secondEnd] = takeBatch();
+    auto first = takeBatch();
+    auto second = takeBatch();
     // Run here, when `get` asks, where no thread can be started.
     std::future<std::string> secondText = std::async(
-        std::launch::async | std::launch::deferred, [second, secondEnd] {
+        std::launch::async | std::launch::deferred, [second] {
           std::string text;
           llvm::raw_string_ostream batch(text);
-          for (auto op = second; op != secondEnd; ++op)
+          for (auto op = second.first; op != second.second; ++op)
             printOp(batch, *op);
           batch.flush();
           return text;
         });
-    for (auto op = first; op != firstEnd; ++op)
+    for (auto op = first.first; op != first.second; ++op)
       printOp(os, *op);
     os << secondText.get();
   }
