@@ -41,6 +41,12 @@ const CommandSpec &exportSpec() {
                            "forcing them as data: for measuring what they "
                            "do (the runtime may then merge recomputed "
                            "copies with their originals)."},
+                  {.name = "pinned-node-bytes",
+                   .valueName = "N",
+                   .help = "Keeps every node of an op's lowering that "
+                           "writes at least N bytes (65536)\nafter what "
+                           "its op follows, so the runtime cannot run it "
+                           "early."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
@@ -64,6 +70,12 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
                              *opset);
   }
   options.forceDependencies = !args.has("no-forced-dependencies");
+  if (std::optional<std::string> bytes = args.get("pinned-node-bytes")) {
+    if (llvm::StringRef(*bytes).getAsInteger(10, options.pinnedNodeBytes) ||
+        options.pinnedNodeBytes < 0)
+      return invalidArgument(
+          "option '--pinned-node-bytes' wants a byte count, got '{}'", *bytes);
+  }
   std::map<std::string, HostTensor, std::less<>> weights;
   if (std::optional<std::string> params = args.get("params")) {
     REMAT_ASSIGN_OR_RETURN(weights, readOnnxTensorsFile(*params));

@@ -4,7 +4,7 @@
 # "--budget=50%"), exports it, runs it in remat's executor and in ONNX Runtime
 # (tools/ort-run) on the same inputs and params (`remat run --dump-feeds`),
 # and compares the loss and every gradient, per tensor, to TOL relative (max
-# abs diff over max abs value).
+# abs diff over max abs value). `remat export` gets $EXPORT_ARGS when set.
 # Usage: check-export.sh REMAT COMPARE ORT_RUN_JS WORK TOL "OPT-ARGS" MODEL-ARGS...
 set -eu
 remat=$1 compare=$2 ortrun=$3 work=$4 tol=$5 opt=$6
@@ -18,7 +18,8 @@ else
 fi
 # shellcheck disable=SC2086 # OPT-ARGS are several options
 "$remat" opt "$work/forward.remat" $opt -o "$work/train.remat" 2>/dev/null
-"$remat" export "$work/train.remat" -o "$work/train.onnx"
+# shellcheck disable=SC2086 # EXPORT_ARGS are several options
+"$remat" export "$work/train.remat" ${EXPORT_ARGS:-} -o "$work/train.onnx"
 "$remat" run "$work/train.remat" --dump="$work/remat.npz" \
   --dump-feeds="$work/feeds.npz" >/dev/null
 node "$ortrun" "$work/train.onnx" --feeds="$work/feeds.npz" \

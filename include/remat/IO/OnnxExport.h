@@ -53,6 +53,10 @@ struct OnnxExportOptions {
   /// measure what they do: a runtime may then merge each recomputed copy
   /// with its original and undo the plan.
   bool forceDependencies = true;
+  /// With them, a node of an op's lowering that writes at least this many
+  /// bytes waits for what its op follows (docs/export.md): smaller ones
+  /// may run early at little cost.
+  int64_t pinnedNodeBytes = 64 << 10;
 };
 
 /// The serialized ModelProto of `graph`, a verified training graph.

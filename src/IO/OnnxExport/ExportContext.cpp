@@ -202,6 +202,21 @@ std::string ExportContext::filledLike(const std::string &like, double fill,
   return temp("Where", {scalarBool(false), like, scalar(fill, dtype)});
 }
 
+std::string ExportContext::makeZero(const std::string &name, DType dtype) {
+  std::string first =
+      temp("Slice", {reshaped(name, {-1}), int64s({0}), int64s({1})});
+  std::string square = temp("Mul", {first, first});
+  return temp("Mul", {square, scalar(0.0, dtype)});
+}
+
+std::string ExportContext::zeroFrom(const std::string &name, DType dtype) {
+  if (auto it = zeros_.find(name); it != zeros_.end())
+    return it->second;
+  std::string zero = makeZero(name, dtype);
+  zeros_[name] = zero;
+  return zero;
+}
+
 void ExportContext::bind(const Value *value, std::string name) {
   taken_.insert(name);
   names_[value] = std::move(name);

@@ -98,6 +98,13 @@ public:
   /// tensor of that size into a constant held for the session.
   std::string filledLike(const std::string &like, double fill, DType dtype);
 
+  /// `+0` once the tensor `name` (of `dtype`, at least one element) exists:
+  /// its first element squared, times 0. A node that reads it waits for the
+  /// tensor, by data (docs/export.md). Made anew by `makeZero`, once per
+  /// tensor by `zeroFrom` (for nodes added in order after it).
+  std::string makeZero(const std::string &name, DType dtype);
+  std::string zeroFrom(const std::string &name, DType dtype);
+
   /// Keeps fresh names off `name` (every remat value's name, up front).
   void reserve(llvm::StringRef name);
   /// Binds `value` to the ONNX name `name` (leaves, forced operands).
@@ -125,6 +132,7 @@ private:
   std::vector<std::string> operandNames_;
   llvm::DenseMap<const Value *, std::string> names_;
   llvm::StringSet<> taken_;
+  llvm::StringMap<std::string> zeros_;
   int nextTemp_ = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "remat/IO/OnnxExport.h"
 
 #include "ExportContext.h"
+#include "PinOrder.h"
 
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
@@ -86,57 +87,30 @@ void addInitializer(onnx::GraphProto &graph, const std::string &name,
                                  size_t(tensor.type().byteSize())));
 }
 
-/// The first element of a value, squared, times 0: `+0` for a finite
-/// value, computed only once the value exists. One per value.
-class ForcedZeros {
-public:
-  explicit ForcedZeros(ExportContext &ctx) : ctx_(ctx) {}
-
-  std::string of(const Value *value, const std::string &name) {
-    if (auto it = zeros_.find(value); it != zeros_.end())
-      return it->second;
-    DType dtype = value->type().dtype();
-    std::string first = ctx_.temp(
-        "Slice", {ctx_.reshaped(name, {-1}), ctx_.int64s({0}),
-                  ctx_.int64s({1})});
-    std::string square = ctx_.temp("Mul", {first, first});
-    std::string zero = ctx_.temp("Mul", {square, ctx_.scalar(0.0, dtype)});
-    zeros_[value] = zero;
-    return zero;
-  }
-
-private:
-  ExportContext &ctx_;
-  llvm::DenseMap<const Value *, std::string> zeros_;
-};
-
-/// The value an op's dependents wait for: its first non-empty float result.
-const Value *awaitedResult(const Op &op) {
-  for (const Value *result : op.results())
-    if (isFloatDType(result->type().dtype()) &&
-        result->type().numElements() > 0)
-      return result;
-  return nullptr;
+/// Whether an op can wait for `value` by data: a zero is made from its
+/// first element (`ExportContext::zeroFrom`).
+bool isAwaitable(const Value &value) {
+  return isFloatDType(value.type().dtype()) && value.type().numElements() > 0;
 }
 
-/// Whether nothing in the graph reads `op`'s results (outputs, dead values).
-bool isUnread(const Op &op) {
+/// The value an op's dependents wait for: its first awaitable result.
+const Value *awaitedResult(const Op &op) {
   for (const Value *result : op.results())
-    if (!result->uses().empty())
-      return false;
-  return true;
+    if (isAwaitable(*result))
+      return result;
+  return nullptr;
 }
 
 /// The runtime's order follows data alone (ONNX Runtime's default is a
 /// depth-first walk back from the unread nodes: a node runs just before its
 /// first reader, and unread ones, the parameter gradients, all at the
 /// end). So the current op also waits, by data, for the ops it follows by
-/// control and for the unread ops scheduled before it: its smallest float
-/// operand `k` is read as `k - (z1 + z2 + ...)`, each `z` a zero that
+/// control and for the unread results scheduled before it: its smallest
+/// float operand `k` is read as `k - (z1 + z2 + ...)`, each `z` a zero that
 /// exists only once its value does (docs/export.md).
 class ForcedOrder {
 public:
-  explicit ForcedOrder(ExportContext &ctx) : ctx_(ctx), zeros_(ctx) {}
+  explicit ForcedOrder(ExportContext &ctx) : ctx_(ctx) {}
 
   absl::Status apply() {
     const Op &op = ctx_.op();
@@ -149,6 +123,7 @@ public:
                           trigger->describe());
       awaited.push_back(value);
     }
+    awaitedZero_.clear();
     int slot = smallestFloatOperand(op);
     if (slot < 0 && !awaited.empty())
       return ctx_.error("its control dependencies have no ONNX form: no "
@@ -162,7 +137,8 @@ public:
     DType dtype = op.operand(unsigned(slot))->type().dtype();
     std::string total;
     for (const Value *value : awaited) {
-      std::string zero = zeros_.of(value, ctx_.nameOf(value));
+      std::string zero =
+          ctx_.zeroFrom(ctx_.nameOf(value), value->type().dtype());
       if (value->type().dtype() != dtype)
         zero = ctx_.temp("Cast", {zero},
                          {intAttr("to", onnxElementType(dtype))});
@@ -170,14 +146,45 @@ public:
     }
     ctx_.rebindOperand(unsigned(slot),
                        ctx_.temp("Sub", {ctx_.operand(unsigned(slot)), total}));
+    awaitedZero_ = total;
+    awaitedDType_ = dtype;
     return absl::OkStatus();
   }
 
-  /// Notes the lowered op: the next op waits for it if nothing reads it.
+  /// What the op's nodes follow (PinOrder.h): the zero it waits for, else
+  /// its operand written last (none where every operand is a leaf).
+  OpNodes follows(int begin, int end) const {
+    const Op &op = ctx_.op();
+    OpNodes nodes{&op, begin, end};
+    if (!awaitedZero_.empty()) {
+      nodes.follows = awaitedZero_;
+      nodes.dtype = awaitedDType_;
+      nodes.isZero = true;
+      return nodes;
+    }
+    const Value *latest = nullptr;
+    for (const Value *operand : op.operands())
+      if (isAwaitable(*operand) && !operand->producer()->hasFlag(OpFlagLeaf) &&
+          (!latest || position_.lookup(operand->producer()) >
+                          position_.lookup(latest->producer())))
+        latest = operand;
+    if (latest) {
+      nodes.follows = ctx_.nameOf(latest);
+      nodes.dtype = latest->type().dtype();
+    }
+    return nodes;
+  }
+
+  /// Notes the lowered op: the next op waits for each of its results that
+  /// nothing reads. Those of an op whose other results are read count too:
+  /// a batch norm's gradient has its input's gradient read on, and the
+  /// nodes of its scale's and bias's, left unread, would run at the step's
+  /// end, holding two activation-sized operands until then.
   void lowered(const Op &op) {
-    if (isUnread(op))
-      if (const Value *value = awaitedResult(op))
-        unread_.push_back(value);
+    position_[&op] = int(position_.size());
+    for (const Value *result : op.results())
+      if (result->uses().empty() && isAwaitable(*result))
+        unread_.push_back(result);
   }
 
 private:
@@ -194,8 +201,11 @@ private:
   }
 
   ExportContext &ctx_;
-  ForcedZeros zeros_;
   std::vector<const Value *> unread_;
+  std::string awaitedZero_;
+  DType awaitedDType_ = DType::F32;
+  /// Each lowered op's place in the schedule.
+  llvm::DenseMap<const Op *, int> position_;
 };
 
 /// The outputs in the export's order: the loss, every param's gradient in
@@ -266,6 +276,7 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
     for (const Value *result : op.results())
       ctx.reserve(result->name());
   ForcedOrder order(ctx);
+  std::vector<OpNodes> opNodes;
   const LoweringTable &table = lowerings();
   for (const Op &op : graph.ops()) {
     if (op.hasFlag(OpFlagLeaf)) {
@@ -290,13 +301,20 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
     ctx.setOp(&op);
     if (options.forceDependencies)
       REMAT_RETURN_IF_ERROR(order.apply());
+    // The lowering's own nodes: not those of the zero it may wait for.
+    int begin = proto.node_size();
     REMAT_RETURN_IF_ERROR(lowering->second(ctx));
+    if (options.forceDependencies)
+      opNodes.push_back(order.follows(begin, proto.node_size()));
     order.lowered(op);
     for (const Value *result : op.results())
       ctx.bind(result, result->name().str());
   }
   for (const Value *output : orderedOutputs(graph))
     *proto.add_output() = valueInfo(*output);
+  if (options.forceDependencies)
+    REMAT_RETURN_IF_ERROR(
+        pinToOps(model, ctx, opNodes, options.pinnedNodeBytes));
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {

@@ -1,0 +1,53 @@
+//===- PinOrder.h - Each op's nodes kept after what the op follows -*- C++ -*-===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+///
+/// \file
+/// A runtime orders an ONNX graph by data alone. ONNX Runtime's default is a
+/// depth-first walk back from the nodes nothing reads that enters a node's
+/// inputs latest-written first: a node of an op's lowering that reads only
+/// old values (a batch norm's `x - mean` in a recomputed copy, a ReLU
+/// gradient's mask of the forward activation) is reached before the walk
+/// has gone back through the step so far, and runs that much earlier,
+/// holding its result meanwhile. The export's forced dependencies
+/// (Exporter.cpp) order ops; this pass orders the nodes within each op.
+///
+//===----------------------------------------------------------------------===//
+
+#ifndef REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
+#define REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
+
+#include "ExportContext.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <string>
+
+namespace remat::onnxexport {
+
+/// One op's nodes in the exported graph, `[begin, end)` of its node list,
+/// and the tensor they must follow: the zero its forced dependencies made
+/// (`isZero`), else its latest-written operand.
+struct OpNodes {
+  const Op *op = nullptr;
+  int begin = 0, end = 0;
+  std::string follows;
+  DType dtype = DType::F32;
+  bool isZero = false;
+};
+
+/// Makes every node of `ops` that does not read its op's `follows` (itself
+/// or through another node of the op) wait for it, when the node writes at
+/// least `minBytes` and reads a float tensor of at most a quarter of that
+/// (or 64 bytes): the node reads that tensor as `t - z`, `z` the follows'
+/// zero (exact for every `t`). Sizes are ONNX's shape inference's. Nodes
+/// without such an input (a transpose of an old activation) stay free.
+/// `ops` in node order; nodes outside them are kept as they are.
+absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
+                      llvm::ArrayRef<OpNodes> ops, int64_t minBytes);
+
+} // namespace remat::onnxexport
+
+#endif // REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
