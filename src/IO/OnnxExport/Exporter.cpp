@@ -24,6 +24,8 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <onnx/checker.h>
 
@@ -235,10 +237,12 @@ absl::Status checkExportable(const Graph &graph,
   if (graph.outputs().empty())
     return invalidArgument("{}: error: graph @{} has no outputs",
                            graph.sourceName().str(), graph.name().str());
-  bool hasGradient = false;
-  for (const Value *param : graph.params())
-    for (const Value *output : graph.outputs())
-      hasGradient |= output->name() == (param->name().str() + ".grad");
+  llvm::StringSet<> outputs;
+  for (const Value *output : graph.outputs())
+    outputs.insert(output->name());
+  bool hasGradient = llvm::any_of(graph.params(), [&](const Value *param) {
+    return outputs.contains(param->name().str() + ".grad");
+  });
   if (!hasGradient)
     return invalidArgument(
         "graph @{} is not a training graph: no output is a param's gradient "
