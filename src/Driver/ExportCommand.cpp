@@ -47,6 +47,14 @@ const CommandSpec &exportSpec() {
                            "writes at least N bytes (65536)\nafter what "
                            "its op follows, so the runtime cannot run it "
                            "early."},
+                  {.name = "hide-idle-buffers",
+                   .valueName = "ROUNDS",
+                   .help = "Hides from ONNX Runtime's planner, in up to "
+                           "ROUNDS rounds (0, the default: none),\nthe dims "
+                           "of the tensors whose buffers it would hold idle "
+                           "for reuse at the\nstep's peak: fewer live bytes, "
+                           "more fresh allocations; prints what its replay\n"
+                           "of the planner found."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
@@ -76,6 +84,15 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
       return invalidArgument(
           "option '--pinned-node-bytes' wants a byte count, got '{}'", *bytes);
   }
+  IdleBufferReplay idle;
+  if (std::optional<std::string> rounds = args.get("hide-idle-buffers")) {
+    if (llvm::StringRef(*rounds).getAsInteger(10, options.idleBufferRounds) ||
+        options.idleBufferRounds < 0)
+      return invalidArgument(
+          "option '--hide-idle-buffers' wants a number of rounds, got '{}'",
+          *rounds);
+    options.idleBuffers = &idle;
+  }
   std::map<std::string, HostTensor, std::less<>> weights;
   if (std::optional<std::string> params = args.get("params")) {
     REMAT_ASSIGN_OR_RETURN(weights, readOnnxTensorsFile(*params));
@@ -84,6 +101,11 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   REMAT_ASSIGN_OR_RETURN(std::string bytes, exportOnnx(*graph, options));
   disposeGraph(std::move(graph), ctx);
+  if (options.idleBuffers)
+    ctx.err << fmt::format("remat: ONNX Runtime's allocation planner, "
+                           "replayed: peak {} bytes, {} after hiding {} "
+                           "tensors\n",
+                           idle.peakBefore, idle.peakAfter, idle.hidden);
   return writeOutput(output, ctx.out,
                      [&](llvm::raw_ostream &os) { os << bytes; });
 }

@@ -40,6 +40,14 @@ namespace remat {
 
 class Graph;
 
+/// What the replay of ONNX Runtime's allocation planner found before and
+/// after hiding idle buffers: the step's peak of held bytes (the process's
+/// run peak, less kernels' scratch), and how many tensors were hidden.
+struct IdleBufferReplay {
+  int64_t peakBefore = 0, peakAfter = 0;
+  int hidden = 0;
+};
+
 struct OnnxExportOptions {
   /// The default-domain opset the model imports; at least 17 (the first
   /// with ScatterElements' `reduction=add` and LayerNormalization's era).
@@ -57,6 +65,13 @@ struct OnnxExportOptions {
   /// bytes waits for what its op follows (docs/export.md): smaller ones
   /// may run early at little cost.
   int64_t pinnedNodeBytes = 64 << 10;
+  /// With them, at most this many rounds of hiding from ONNX Runtime's
+  /// planner the dims of tensors whose buffers it would hold idle at the
+  /// step's peak (docs/export.md); 0: none. Fewer live bytes, more fresh
+  /// allocations: off unless asked for.
+  int idleBufferRounds = 0;
+  /// Where given, what the hiding's replay of the planner found.
+  IdleBufferReplay *idleBuffers = nullptr;
 };
 
 /// The serialized ModelProto of `graph`, a verified training graph.

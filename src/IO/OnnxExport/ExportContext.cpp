@@ -105,8 +105,10 @@ void ExportContext::emit(llvm::StringRef opType,
 std::string ExportContext::freshName(llvm::StringRef hint) {
   // Named after the op being lowered, so that a runtime's profile and
   // errors point back at it.
-  std::string base = op_ ? fmt::format("{}.{}", result(), hint.str())
-                         : hint.str();
+  std::string base = !nameBase_.empty()
+                         ? fmt::format("{}.{}", nameBase_, hint.str())
+                     : op_ ? fmt::format("{}.{}", result(), hint.str())
+                           : hint.str();
   std::string name = base;
   while (taken_.contains(name))
     name = fmt::format("{}.{}", base, nextTemp_++);

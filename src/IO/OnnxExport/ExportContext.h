@@ -79,8 +79,10 @@ public:
   /// Adds a node with one output of a fresh name, and returns the name.
   std::string temp(llvm::StringRef opType, std::vector<std::string> inputs,
                    std::vector<NodeAttr> attrs = {});
-  /// A fresh name for a value the lowering computes, derived from the op's.
+  /// A fresh name for a value the lowering computes, derived from the op's
+  /// (or from `setNameBase`'s, for nodes a pass adds for another node).
   std::string freshName(llvm::StringRef hint);
+  void setNameBase(std::string base) { nameBase_ = std::move(base); }
 
   /// Constants, as initializers (a runtime folds them, never recomputes).
   std::string int64s(llvm::ArrayRef<int64_t> values);
@@ -133,6 +135,7 @@ private:
   llvm::DenseMap<const Value *, std::string> names_;
   llvm::StringSet<> taken_;
   llvm::StringMap<std::string> zeros_;
+  std::string nameBase_;
   int nextTemp_ = 0;
 };
 

@@ -16,6 +16,7 @@
 #include "remat/IO/OnnxExport.h"
 
 #include "ExportContext.h"
+#include "IdleBuffers.h"
 #include "PinOrder.h"
 
 #include "remat/IR/Diagnostics.h"
@@ -148,20 +149,21 @@ public:
     }
     ctx_.rebindOperand(unsigned(slot),
                        ctx_.temp("Sub", {ctx_.operand(unsigned(slot)), total}));
+    carrier_ = ctx_.operand(unsigned(slot));
     awaitedZero_ = total;
     awaitedDType_ = dtype;
     return absl::OkStatus();
   }
 
-  /// What the op's nodes follow (PinOrder.h): the zero it waits for, else
+  /// What the op's nodes follow (PinOrder.h): the operand that waits, else
   /// its operand written last (none where every operand is a leaf).
   OpNodes follows(int begin, int end) const {
     const Op &op = ctx_.op();
     OpNodes nodes{&op, begin, end};
     if (!awaitedZero_.empty()) {
-      nodes.follows = awaitedZero_;
+      nodes.follows = carrier_;
       nodes.dtype = awaitedDType_;
-      nodes.isZero = true;
+      nodes.zero = awaitedZero_;
       return nodes;
     }
     const Value *latest = nullptr;
@@ -204,7 +206,8 @@ private:
 
   ExportContext &ctx_;
   std::vector<const Value *> unread_;
-  std::string awaitedZero_;
+  /// The current op's rebound operand and the zero it waits for.
+  std::string carrier_, awaitedZero_;
   DType awaitedDType_ = DType::F32;
   /// Each lowered op's place in the schedule.
   llvm::DenseMap<const Op *, int> position_;
@@ -316,9 +319,19 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
   }
   for (const Value *output : orderedOutputs(graph))
     *proto.add_output() = valueInfo(*output);
-  if (options.forceDependencies)
+  if (options.forceDependencies) {
+    REMAT_ASSIGN_OR_RETURN(TensorInfos infos, TensorInfos::infer(model));
     REMAT_RETURN_IF_ERROR(
-        pinToOps(model, ctx, opNodes, options.pinnedNodeBytes));
+        pinToOps(model, ctx, opNodes, options.pinnedNodeBytes, infos));
+    if (options.idleBufferRounds > 0) {
+      REMAT_ASSIGN_OR_RETURN(
+          IdleBufferReplay idle,
+          hideIdleBuffers(model, ctx, infos, options.idleBufferRounds,
+                          options.pinnedNodeBytes));
+      if (options.idleBuffers)
+        *options.idleBuffers = idle;
+    }
+  }
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception &e) {

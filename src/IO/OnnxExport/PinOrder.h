@@ -20,6 +20,7 @@
 #define REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
 
 #include "ExportContext.h"
+#include "TensorInfos.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
@@ -28,25 +29,27 @@
 namespace remat::onnxexport {
 
 /// One op's nodes in the exported graph, `[begin, end)` of its node list,
-/// and the tensor they must follow: the zero its forced dependencies made
-/// (`isZero`), else its latest-written operand.
+/// and the tensor they must follow: the operand its forced dependencies
+/// rebound, with the zero they made (`zero`), else its latest-written
+/// operand (none where every operand is a leaf).
 struct OpNodes {
   const Op *op = nullptr;
   int begin = 0, end = 0;
   std::string follows;
   DType dtype = DType::F32;
-  bool isZero = false;
+  std::string zero;
 };
 
 /// Makes every node of `ops` that does not read its op's `follows` (itself
 /// or through another node of the op) wait for it, when the node writes at
 /// least `minBytes` and reads a float tensor of at most a quarter of that
 /// (or 64 bytes): the node reads that tensor as `t - z`, `z` the follows'
-/// zero (exact for every `t`). Sizes are ONNX's shape inference's. Nodes
-/// without such an input (a transpose of an old activation) stay free.
-/// `ops` in node order; nodes outside them are kept as they are.
+/// zero (exact for every `t`); `infos` learns of the tensors read so.
+/// Nodes without such an input (a transpose of an old activation) stay
+/// free. `ops` in node order; nodes outside them are kept as they are.
 absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
-                      llvm::ArrayRef<OpNodes> ops, int64_t minBytes);
+                      llvm::ArrayRef<OpNodes> ops, int64_t minBytes,
+                      TensorInfos &infos);
 
 } // namespace remat::onnxexport
 

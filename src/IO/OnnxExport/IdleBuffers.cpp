@@ -1,0 +1,341 @@
+//===- IdleBuffers.cpp - No buffer held idle for reuse at the peak --------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "IdleBuffers.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace remat::onnxexport {
+namespace {
+
+/// ONNX Runtime's default order: a depth-first walk back from the nodes
+/// whose outputs no node reads, taken in node order; a node's producers are
+/// pushed in node order, so the last written is entered first, and a node
+/// runs when the walk leaves it (GraphViewer's reverse DFS).
+std::vector<int> runtimeOrder(const onnx::GraphProto &graph) {
+  int n = graph.node_size();
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < n; ++i)
+    for (const std::string &output : graph.node(i).output())
+      if (!output.empty())
+        producer[output] = i;
+  std::vector<llvm::SmallVector<int, 4>> producers(static_cast<size_t>(n));
+  std::vector<bool> read(size_t(n), false);
+  for (int i = 0; i < n; ++i) {
+    llvm::SmallVector<int, 4> &from = producers[size_t(i)];
+    for (const std::string &input : graph.node(i).input())
+      if (auto it = producer.find(input); it != producer.end())
+        from.push_back(it->second);
+    llvm::sort(from);
+    from.erase(std::unique(from.begin(), from.end()), from.end());
+    for (int j : from)
+      read[size_t(j)] = true;
+  }
+  std::vector<std::pair<int, bool>> stack;
+  for (int i = 0; i < n; ++i)
+    if (!read[size_t(i)])
+      stack.push_back({i, false});
+  std::vector<bool> entered(size_t(n), false);
+  std::vector<int> order;
+  order.reserve(size_t(n));
+  while (!stack.empty()) {
+    std::pair<int, bool> top = stack.back();
+    stack.pop_back();
+    if (top.second) {
+      order.push_back(top.first);
+      continue;
+    }
+    if (entered[size_t(top.first)])
+      continue;
+    entered[size_t(top.first)] = true;
+    stack.push_back({top.first, true});
+    for (int j : producers[size_t(top.first)])
+      stack.push_back({j, false});
+  }
+  return order;
+}
+
+/// Unary kernels that may write their result over their input's buffer
+/// when that input is read by nothing else (`MayInplace(0, 0)`).
+bool mayRunInPlace(const std::string &opType) {
+  static const llvm::StringSet<> kinds = {
+      "Relu",  "Sigmoid",  "Tanh",        "LeakyRelu",       "Elu",  "Selu",
+      "Softplus", "Softsign", "HardSigmoid", "ThresholdedRelu", "Cast", "Dropout"};
+  return kinds.contains(opType);
+}
+
+/// Ops whose result's dims do not follow from their inputs' dims: hiding
+/// the inputs' dims would not hide the result's.
+bool dimsFromValues(const std::string &opType) {
+  return opType == "Expand" || opType == "ConstantOfShape" ||
+         opType == "Shape" || opType == "Size" || opType == "Range";
+}
+
+/// The planner's key for reuse: element size and dims.
+std::string reuseKey(const TensorInfo &info) {
+  std::string key = fmt::format("{}", info.elementBytes());
+  for (int64_t dim : info.dims)
+    key += fmt::format(",{}", dim);
+  return key;
+}
+
+/// One replay of ONNX Runtime's sequential allocation planner over the
+/// runtime's order, with the tensors of `hidden` unknown to it.
+class PlannerReplay {
+public:
+  PlannerReplay(const onnx::GraphProto &graph, const std::vector<int> &order,
+                const TensorInfos &infos, const llvm::StringSet<> &hidden)
+      : graph_(graph), order_(order), infos_(infos), hidden_(hidden) {}
+
+  struct Result {
+    int64_t peak = 0;
+    /// The first tensors of the buffers idle at the peak.
+    std::vector<std::string> idleAtPeak;
+  };
+
+  Result run() {
+    index();
+    int steps = int(order_.size());
+    std::vector<int64_t> live(size_t(steps) + 1, 0);
+    for (int step = 0; step < steps; ++step) {
+      const onnx::NodeProto &node = graph_.node(order_[size_t(step)]);
+      for (const std::string &output : node.output())
+        if (!output.empty())
+          place(node, output, step);
+      for (const std::string &input : node.input())
+        if (!input.empty())
+          release(valueOf(input), step);
+      for (const std::string &output : node.output())
+        if (!output.empty())
+          release(valueOf(output), step);
+    }
+    // Each buffer holds its bytes from its allocation to its last release;
+    // between a release and the next tensor that takes it, it is idle.
+    for (Buffer &buffer : buffers_) {
+      int end = buffer.released < 0 ? steps - 1 : buffer.released;
+      live[size_t(buffer.allocated)] += buffer.bytes;
+      live[size_t(end) + 1] -= buffer.bytes;
+    }
+    Result result;
+    int64_t bytes = 0;
+    int peakStep = 0;
+    for (int step = 0; step < steps; ++step) {
+      bytes += live[size_t(step)];
+      if (bytes > result.peak) {
+        result.peak = bytes;
+        peakStep = step;
+      }
+    }
+    for (const Buffer &buffer : buffers_)
+      for (std::pair<int, int> gap : buffer.gaps)
+        if (gap.first < peakStep && peakStep < gap.second)
+          result.idleAtPeak.push_back(values_[size_t(buffer.value)].name);
+    return result;
+  }
+
+private:
+  struct Value {
+    std::string name;
+    const TensorInfo *info = nullptr;
+    int uses = 0;
+    int buffer = -1;
+    bool output = false;
+  };
+  struct Buffer {
+    int value = 0;
+    int64_t bytes = 0;
+    int allocated = 0;
+    /// The step of its last release; -1 while held (or never released).
+    int released = -1;
+    /// Idle spans: released at `first`, taken again at `second`.
+    std::vector<std::pair<int, int>> gaps;
+  };
+
+  int valueOf(const std::string &name) {
+    auto [it, inserted] = ids_.try_emplace(name, int(values_.size()));
+    if (inserted)
+      values_.push_back({name, infos_.find(name)});
+    return it->second;
+  }
+
+  /// Use counts as the planner counts them: one per read, one for the
+  /// definition, one for a graph output, one for what the caller owns.
+  void index() {
+    for (const onnx::ValueInfoProto &input : graph_.input())
+      values_[size_t(valueOf(input.name()))].uses += 1;
+    for (const onnx::TensorProto &tensor : graph_.initializer())
+      values_[size_t(valueOf(tensor.name()))].uses += 1;
+    for (int i : order_)
+      for (const std::string &input : graph_.node(i).input())
+        if (!input.empty())
+          values_[size_t(valueOf(input))].uses += 1;
+    for (int i : order_)
+      for (const std::string &output : graph_.node(i).output())
+        if (!output.empty())
+          values_[size_t(valueOf(output))].uses += 1;
+    for (const onnx::ValueInfoProto &output : graph_.output()) {
+      Value &value = values_[size_t(valueOf(output.name()))];
+      value.uses += 1;
+      value.output = true;
+    }
+  }
+
+  bool reusable(const Value &value) const {
+    return value.info && !value.info->dims.empty() &&
+           !hidden_.contains(value.name);
+  }
+
+  void share(int value, int buffer) {
+    values_[size_t(value)].buffer = buffer;
+    Value &owner = values_[size_t(buffers_[size_t(buffer)].value)];
+    if (&owner != &values_[size_t(value)])
+      owner.uses += values_[size_t(value)].uses;
+  }
+
+  void place(const onnx::NodeProto &node, const std::string &name, int step) {
+    int id = valueOf(name);
+    Value &value = values_[size_t(id)];
+    const std::string &type = node.op_type();
+    int input = node.input_size() > 0 && !node.input(0).empty()
+                    ? valueOf(node.input(0))
+                    : -1;
+    int inputBuffer = input >= 0 ? values_[size_t(input)].buffer : -1;
+    if (!value.output && input >= 0 && isViewOp(type)) {
+      // A view of a graph input or initializer is the caller's too.
+      if (inputBuffer >= 0)
+        share(id, inputBuffer);
+      return;
+    }
+    if (!value.output && inputBuffer >= 0 && mayRunInPlace(type) &&
+        values_[size_t(buffers_[size_t(inputBuffer)].value)].uses == 1 &&
+        reusable(value) && reusable(values_[size_t(input)]) &&
+        values_[size_t(input)].info->dims == value.info->dims &&
+        values_[size_t(input)].info->bytes == value.info->bytes) {
+      share(id, inputBuffer);
+      return;
+    }
+    if (!value.output && reusable(value)) {
+      std::vector<int> &free = freeByKey_[reuseKey(*value.info)];
+      if (!free.empty()) {
+        int buffer = free.back();
+        free.pop_back();
+        buffers_[size_t(buffer)].gaps.back().second = step;
+        buffers_[size_t(buffer)].released = -1;
+        share(id, buffer);
+        return;
+      }
+    }
+    value.buffer = int(buffers_.size());
+    buffers_.push_back({id, value.info ? value.info->bytes : 0, step});
+  }
+
+  void release(int id, int step) {
+    int buffer = values_[size_t(id)].buffer;
+    if (buffer < 0)
+      return; // a graph input or initializer: the caller's
+    Buffer &held = buffers_[size_t(buffer)];
+    Value &owner = values_[size_t(held.value)];
+    if (--owner.uses != 0)
+      return;
+    held.released = step;
+    if (reusable(owner)) {
+      held.gaps.push_back({step, step});
+      freeByKey_[reuseKey(*owner.info)].push_back(buffer);
+    }
+  }
+
+  const onnx::GraphProto &graph_;
+  const std::vector<int> &order_;
+  const TensorInfos &infos_;
+  const llvm::StringSet<> &hidden_;
+  llvm::StringMap<int> ids_;
+  std::vector<Value> values_;
+  std::vector<Buffer> buffers_;
+  llvm::StringMap<std::vector<int>> freeByKey_;
+};
+
+} // namespace
+
+absl::StatusOr<IdleBufferReplay>
+hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
+                const TensorInfos &infos, int rounds, int64_t minBytes) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  std::vector<int> order = runtimeOrder(graph);
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < graph.node_size(); ++i)
+    for (const std::string &output : graph.node(i).output())
+      producer[output] = i;
+  llvm::StringSet<> hidden;
+  IdleBufferReplay report;
+  for (int round = 0; round <= rounds; ++round) {
+    PlannerReplay::Result replay =
+        PlannerReplay(graph, order, infos, hidden).run();
+    if (round == 0)
+      report.peakBefore = replay.peak;
+    report.peakAfter = replay.peak;
+    if (round == rounds)
+      break;
+    int added = 0;
+    for (const std::string &name : replay.idleAtPeak) {
+      const TensorInfo *info = infos.find(name);
+      auto it = producer.find(name);
+      if (!info || info->bytes < minBytes || it == producer.end() ||
+          dimsFromValues(graph.node(it->second).op_type()))
+        continue;
+      added += hidden.insert(name).second;
+    }
+    if (added == 0)
+      break;
+  }
+  report.hidden = int(hidden.size());
+  if (hidden.empty())
+    return report;
+
+  // Each hiding producer reads its first input, and every input of its
+  // result's dims, through a Reshape to dims computed from data.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  nodes.Swap(graph.mutable_node());
+  for (onnx::NodeProto &node : nodes) {
+    bool hides = llvm::any_of(node.output(), [&](const std::string &output) {
+      return hidden.contains(output);
+    });
+    ctx.setNameBase(node.name());
+    std::string zero;
+    for (const std::string &input : node.input())
+      if (const TensorInfo *info = infos.find(input);
+          hides && zero.empty() && info && info->isFloat() && info->bytes > 0)
+        zero = ctx.makeZero(input, info->type == onnx::TensorProto::DOUBLE
+                                       ? DType::F64
+                                       : DType::F32);
+    if (!zero.empty()) {
+      const TensorInfo *result = infos.find(node.output(0));
+      std::string offset =
+          ctx.temp("Cast", {zero}, {intAttr("to", onnx::TensorProto::INT64)});
+      for (int i = 0; i < node.input_size(); ++i) {
+        const TensorInfo *info = infos.find(node.input(i));
+        if (!info || info->dims.empty() ||
+            (i > 0 && (!result || info->dims != result->dims)))
+          continue;
+        std::string dims =
+            ctx.temp("Add", {ctx.temp("Shape", {node.input(i)}), offset});
+        node.set_input(i, ctx.temp("Reshape", {node.input(i), dims}));
+      }
+    }
+    graph.mutable_node()->Add(std::move(node));
+  }
+  ctx.setNameBase("");
+  return report;
+}
+
+} // namespace remat::onnxexport
