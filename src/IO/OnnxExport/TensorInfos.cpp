@@ -6,6 +6,8 @@
 
 #include "TensorInfos.h"
 
+#include "llvm/ADT/ArrayRef.h"
+
 #include <onnx/shape_inference/implementation.h>
 
 #include <fmt/format.h>
