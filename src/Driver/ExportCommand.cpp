@@ -91,6 +91,11 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
       return invalidArgument(
           "option '--hide-idle-buffers' wants a number of rounds, got '{}'",
           *rounds);
+    if (!options.forceDependencies)
+      return invalidArgument("option '--hide-idle-buffers' replays the "
+                             "runtime's order, which only the forced "
+                             "dependencies fix: not with "
+                             "'--no-forced-dependencies'");
     options.idleBuffers = &idle;
   }
   std::map<std::string, HostTensor, std::less<>> weights;
