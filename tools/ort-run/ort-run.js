@@ -8,7 +8,7 @@
 // node ort-run.js MODEL.onnx [--feeds=X.npz|X.npy,...] [--params=P.npz,...]
 //     [--input-shape=NAME=D0xD1x...,...] [--label-range=NAME=K,...]
 //     [--dump=DIR|OUT.npz] [--steps=N] [--json] [--profile=costs.json]
-//     [--opt-level=default|disabled|basic|extended|layout|all]
+//     [--opt-level=default|disabled|basic|extended|layout|all] [--arena=off|on]
 //
 // ONNX Runtime is remat's second, independent executor: this runs a model on its
 // CPU execution provider with numpy-format inputs and outputs, and reports the
@@ -35,7 +35,7 @@ function fail(message) {
 
 const USAGE = 'usage: ort-run MODEL.onnx [--feeds=FILES] [--params=FILES] ' +
   '[--input-shape=NAME=D0xD1x...] [--label-range=NAME=K] [--dump=DIR|OUT.npz] ' +
-  '[--steps=N] [--json] [--profile=costs.json] [--opt-level=LEVEL]';
+  '[--steps=N] [--json] [--profile=costs.json] [--opt-level=LEVEL] [--arena=off|on]';
 const OPT_LEVELS = ['default', 'disabled', 'basic', 'extended', 'layout', 'all'];
 
 function splitList(value) {
@@ -68,7 +68,8 @@ function parseDims(text, item) {
 
 function parseArgs(argv) {
   const opts = {feeds: [], params: [], inputShapes: new Map(),
-                labelRanges: new Map(), steps: 1, json: false, optLevel: 'default'};
+                labelRanges: new Map(), steps: 1, json: false, optLevel: 'default',
+                arena: false};
   for (const arg of argv) {
     const m = /^--([a-z-]+)(?:=(.*))?$/s.exec(arg);
     if (!m) {
@@ -103,6 +104,11 @@ function parseArgs(argv) {
       if (!OPT_LEVELS.includes(value))
         fail(`--opt-level: expected one of ${OPT_LEVELS.join(', ')}, got '${value}'`);
       opts.optLevel = value;
+      break;
+    case 'arena':
+      if (value !== 'on' && value !== 'off')
+        fail(`--arena: expected on or off, got '${value}'`);
+      opts.arena = value === 'on';
       break;
     default: fail(`unknown option '--${key}'; ${USAGE}`);
     }
@@ -521,7 +527,7 @@ function flatten(e) {
 }
 
 function sessionOptions(opts, profileDir) {
-  const options = {executionProviders: ['cpu'], enableCpuMemArena: false,
+  const options = {executionProviders: ['cpu'], enableCpuMemArena: opts.arena,
                    enableMemPattern: false, logSeverityLevel: 3};
   if (opts.optLevel !== 'default')
     options.graphOptimizationLevel = opts.optLevel;

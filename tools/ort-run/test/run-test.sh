@@ -108,6 +108,7 @@ expect_error() {
 }
 expect_error 'no such file' "$work/missing.onnx"
 expect_error "unknown option '--bogus'" "$model" --bogus=1
+expect_error "--arena: expected on or off, got 'maybe'" "$model" --arena=maybe
 expect_error 'expected an integer >= 1' "$model" --steps=0
 expect_error "give its shape with --input-shape" "$model"
 expect_error "has type float32\[10,4,32\], but input 'x' is float32\[N,3,16,16\]" \
