@@ -90,6 +90,36 @@ std::string reuseKey(const TensorInfo &info) {
   return key;
 }
 
+/// Makes `node` read its first input, and every input of its result's
+/// dims, through a Reshape to dims computed from data (`Shape(x) + z`, `z`
+/// an int64 zero of its first float input), so that the runtime knows its
+/// result's rank but not its dims. The nodes it adds go before `node`.
+void hideResultDims(onnx::NodeProto &node, const TensorInfos &infos,
+                    ExportContext &ctx) {
+  auto firstFloat = llvm::find_if(node.input(), [&](const std::string &in) {
+    const TensorInfo *info = infos.find(in);
+    return info && info->isFloat() && info->bytes > 0;
+  });
+  if (firstFloat == node.input().end())
+    return;
+  DType dtype = infos.find(*firstFloat)->type == onnx::TensorProto::DOUBLE
+                    ? DType::F64
+                    : DType::F32;
+  std::string offset =
+      ctx.temp("Cast", {ctx.makeZero(*firstFloat, dtype)},
+               {intAttr("to", onnx::TensorProto::INT64)});
+  const TensorInfo *result = infos.find(node.output(0));
+  for (int i = 0; i < node.input_size(); ++i) {
+    const TensorInfo *info = infos.find(node.input(i));
+    if (!info || info->dims.empty() ||
+        (i > 0 && (!result || info->dims != result->dims)))
+      continue;
+    std::string dims =
+        ctx.temp("Add", {ctx.temp("Shape", {node.input(i)}), offset});
+    node.set_input(i, ctx.temp("Reshape", {node.input(i), dims}));
+  }
+}
+
 /// One replay of ONNX Runtime's sequential allocation planner over the
 /// runtime's order, with the tensors of `hidden` unknown to it.
 class PlannerReplay {
@@ -302,35 +332,14 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
   if (hidden.empty())
     return report;
 
-  // Each hiding producer reads its first input, and every input of its
-  // result's dims, through a Reshape to dims computed from data.
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   nodes.Swap(graph.mutable_node());
   for (onnx::NodeProto &node : nodes) {
-    bool hides = llvm::any_of(node.output(), [&](const std::string &output) {
-      return hidden.contains(output);
-    });
-    ctx.setNameBase(node.name());
-    std::string zero;
-    for (const std::string &input : node.input())
-      if (const TensorInfo *info = infos.find(input);
-          hides && zero.empty() && info && info->isFloat() && info->bytes > 0)
-        zero = ctx.makeZero(input, info->type == onnx::TensorProto::DOUBLE
-                                       ? DType::F64
-                                       : DType::F32);
-    if (!zero.empty()) {
-      const TensorInfo *result = infos.find(node.output(0));
-      std::string offset =
-          ctx.temp("Cast", {zero}, {intAttr("to", onnx::TensorProto::INT64)});
-      for (int i = 0; i < node.input_size(); ++i) {
-        const TensorInfo *info = infos.find(node.input(i));
-        if (!info || info->dims.empty() ||
-            (i > 0 && (!result || info->dims != result->dims)))
-          continue;
-        std::string dims =
-            ctx.temp("Add", {ctx.temp("Shape", {node.input(i)}), offset});
-        node.set_input(i, ctx.temp("Reshape", {node.input(i), dims}));
-      }
+    if (llvm::any_of(node.output(), [&](const std::string &output) {
+          return hidden.contains(output);
+        })) {
+      ctx.setNameBase(node.name());
+      hideResultDims(node, infos, ctx);
     }
     graph.mutable_node()->Add(std::move(node));
   }
