@@ -72,6 +72,11 @@ check_js '
 check_npy "$work/dir/y.npy"
 pass "--json and --dump=DIR"
 
+# --arena=on: ONNX Runtime's own arena gives the same output, bit for bit.
+node "$runner" "$model" --feeds="$feeds" --arena=on --dump="$work/arena" >/dev/null 2>&1
+cmp -s "$work/dir/y.npy" "$work/arena/y.npy" || fail "--arena=on changed the output"
+pass "--arena=on"
+
 # --profile: one cost and first start per node, sorted by name, and no ORT
 # profile file left.
 node "$runner" "$model" --feeds="$feeds" --steps=3 --profile="$work/costs.json" >/dev/null 2>&1
