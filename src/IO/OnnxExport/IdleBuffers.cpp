@@ -84,7 +84,7 @@ bool dimsFromValues(const std::string &opType) {
 
 /// The planner's key for reuse: element size and dims.
 std::string reuseKey(const TensorInfo &info) {
-  std::string key = fmt::format("{}", info.elementBytes());
+  std::string key = fmt::format("{}", elementBytes(info.type));
   for (int64_t dim : info.dims)
     key += fmt::format(",{}", dim);
   return key;

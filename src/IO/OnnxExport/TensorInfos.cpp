@@ -16,10 +16,7 @@
 #include <exception>
 
 namespace remat::onnxexport {
-namespace {
 
-/// Bytes of one element of an ONNX element type; 0 for strings and types
-/// the export never writes.
 int64_t elementBytes(int type) {
   switch (type) {
   case onnx::TensorProto::BOOL:
@@ -39,6 +36,8 @@ int64_t elementBytes(int type) {
     return 0;
   }
 }
+
+namespace {
 
 TensorInfo makeInfo(int type, llvm::ArrayRef<int64_t> dims) {
   TensorInfo info{type, llvm::SmallVector<int64_t, 4>(dims.begin(), dims.end())};

@@ -21,10 +21,13 @@
 
 #include <onnx/onnx_pb.h>
 
-#include <optional>
 #include <string>
 
 namespace remat::onnxexport {
+
+/// Bytes of one element of an ONNX element type; 0 for strings and types
+/// the export never writes.
+int64_t elementBytes(int onnxType);
 
 /// A tensor whose dims are all known.
 struct TensorInfo {
@@ -33,12 +36,6 @@ struct TensorInfo {
   llvm::SmallVector<int64_t, 4> dims;
   int64_t bytes = 0;
 
-  int64_t elementBytes() const {
-    int64_t elements = 1;
-    for (int64_t dim : dims)
-      elements *= dim;
-    return elements > 0 ? bytes / elements : 0;
-  }
   bool isFloat() const {
     return type == onnx::TensorProto::FLOAT ||
            type == onnx::TensorProto::DOUBLE;
