@@ -49,12 +49,12 @@ const CommandSpec &exportSpec() {
                            "early."},
                   {.name = "hide-idle-buffers",
                    .valueName = "ROUNDS",
-                   .help = "Hides from ONNX Runtime's planner, in up to "
-                           "ROUNDS rounds (0, the default: none),\nthe dims "
-                           "of the tensors whose buffers it would hold idle "
-                           "for reuse at the\nstep's peak: fewer live bytes, "
-                           "more fresh allocations; prints what its replay\n"
-                           "of the planner found."},
+                   .help = "Hides from ONNX Runtime's planner the dims of "
+                           "the tensors whose buffers it\nwould hold idle for "
+                           "reuse at the step's peak, round by round until "
+                           "none is,\nat most ROUNDS (0, the default: none): "
+                           "fewer live bytes, more fresh\nallocations; prints "
+                           "what its replay of the planner found."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
@@ -109,8 +109,9 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   if (options.idleBuffers)
     ctx.err << fmt::format("remat: ONNX Runtime's allocation planner, "
                            "replayed: peak {} bytes, {} after hiding {} "
-                           "tensors\n",
-                           idle.peakBefore, idle.peakAfter, idle.hidden);
+                           "tensors ({} with no buffer held for reuse)\n",
+                           idle.peakBefore, idle.peakAfter, idle.hidden,
+                           idle.peakLive);
   return writeOutput(output, ctx.out,
                      [&](llvm::raw_ostream &os) { os << bytes; });
 }

@@ -9,8 +9,11 @@
 # (--pinned-node-bytes above every tensor) plain autodiff's recomputed-free
 # graph still runs batch norms' `x - mean` and ReLU masks early: the pinned
 # export must peak at least 40 MB lower. With the buffers ONNX Runtime's
-# planner would hold idle at the peak hidden from it (--hide-idle-buffers),
-# the plan must save at least 85% of the predicted drop (91% measured).
+# planner would hold idle at the peak hidden from it (--hide-idle-buffers,
+# round after round until none is), the replay of that planner must end
+# within 1% of its floor (the peak with no buffer held for reuse; what stays
+# is too small to hide or made by Shape-like ops), and the plan must save
+# at least 90% of the predicted drop (95% measured; 91% with 12 rounds).
 # Prints the figures.
 # Usage: check-batch-norm-order.sh REMAT ORT_RUN_JS WORK
 set -eu
@@ -25,8 +28,13 @@ predicted=$(( $(field peak_bytes_before "$work/report.json") - $(field peak_byte
 "$remat" export "$work/plain.remat" -o "$work/plain.onnx"
 "$remat" export "$work/plain.remat" --pinned-node-bytes=1000000000000 -o "$work/unpinned.onnx"
 "$remat" export "$work/plan.remat" -o "$work/plan.onnx"
-"$remat" export "$work/plain.remat" --hide-idle-buffers=12 -o "$work/plain-hidden.onnx"
-"$remat" export "$work/plan.remat" --hide-idle-buffers=12 -o "$work/plan-hidden.onnx"
+"$remat" export "$work/plain.remat" --hide-idle-buffers=1000 -o "$work/plain-hidden.onnx"
+"$remat" export "$work/plan.remat" --hide-idle-buffers=1000 -o "$work/plan-hidden.onnx" 2>"$work/replay.txt"
+# "... replayed: peak N bytes, AFTER after hiding K tensors (FLOOR with ...)"
+after=$(sed -n 's/.* bytes, \([0-9]*\) after hiding .* (\([0-9]*\) with no buffer.*/\1/p' "$work/replay.txt")
+floor=$(sed -n 's/.* bytes, \([0-9]*\) after hiding .* (\([0-9]*\) with no buffer.*/\2/p' "$work/replay.txt")
+[ -n "$after" ] && [ -n "$floor" ] || { echo "FAIL: no replay line: $(cat "$work/replay.txt")"; exit 1; }
+[ $((after * 100)) -le $((floor * 101)) ] || { echo "FAIL: the hiding stopped at $after bytes, over 1% above the floor $floor"; exit 1; }
 peak() {
   node "$ortrun" "$work/$1.onnx" --label-range=labels=1000 --json >"$work/$1.json"
   field run_peak_bytes "$work/$1.json"
@@ -38,6 +46,6 @@ echo "ONNX Runtime measures plain $plain (unpinned $unpinned), plan $plan:" \
   "with idle buffers hidden plain $hplain, plan $hplan (saves $((hplain - hplan)))"
 [ $((plain - plan)) -ge $((predicted * 7 / 10)) ] || { echo "FAIL: the plan saves too little"; exit 1; }
 [ $((unpinned - plain)) -ge 40000000 ] || { echo "FAIL: the pins no longer lower the peak"; exit 1; }
-[ $((hplain - hplan)) -ge $((predicted * 85 / 100)) ] || { echo "FAIL: with idle buffers hidden the plan saves too little"; exit 1; }
+[ $((hplain - hplan)) -ge $((predicted * 9 / 10)) ] || { echo "FAIL: with idle buffers hidden the plan saves too little"; exit 1; }
 [ "$hplan" -lt "$plan" ] || { echo "FAIL: hiding idle buffers does not lower the plan's peak"; exit 1; }
 echo ok

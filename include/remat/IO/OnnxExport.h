@@ -42,9 +42,11 @@ class Graph;
 
 /// What the replay of ONNX Runtime's allocation planner found before and
 /// after hiding idle buffers: the step's peak of held bytes (the process's
-/// run peak, less kernels' scratch), and how many tensors were hidden.
+/// run peak, less kernels' scratch), and how many tensors were hidden;
+/// `peakLive` is the peak with no buffer held for reuse, which hiding
+/// approaches.
 struct IdleBufferReplay {
-  int64_t peakBefore = 0, peakAfter = 0;
+  int64_t peakBefore = 0, peakAfter = 0, peakLive = 0;
   int hidden = 0;
 };
 

@@ -124,17 +124,16 @@ void hideResultDims(onnx::NodeProto &node, const TensorInfos &infos,
 /// runtime's order, with the tensors of `hidden` unknown to it.
 class PlannerReplay {
 public:
+  /// With `reuseFreed` false, no dead buffer is given to another tensor:
+  /// the replay's peak is then that of the live bytes alone.
   PlannerReplay(const onnx::GraphProto &graph, const std::vector<int> &order,
-                const TensorInfos &infos, const llvm::StringSet<> &hidden)
-      : graph_(graph), order_(order), infos_(infos), hidden_(hidden) {}
+                const TensorInfos &infos, const llvm::StringSet<> &hidden,
+                bool reuseFreed = true)
+      : graph_(graph), order_(order), infos_(infos), hidden_(hidden),
+        reuseFreed_(reuseFreed) {}
 
-  struct Result {
-    int64_t peak = 0;
-    /// The first tensors of the buffers idle at the peak.
-    std::vector<std::string> idleAtPeak;
-  };
-
-  Result run() {
+  /// Replays the planner; returns the peak of held bytes.
+  int64_t run() {
     index();
     int steps = int(order_.size());
     std::vector<int64_t> live(size_t(steps) + 1, 0);
@@ -157,21 +156,30 @@ public:
       live[size_t(buffer.allocated)] += buffer.bytes;
       live[size_t(end) + 1] -= buffer.bytes;
     }
-    Result result;
-    int64_t bytes = 0;
-    int peakStep = 0;
+    held_.assign(size_t(steps), 0);
+    int64_t bytes = 0, peak = 0;
     for (int step = 0; step < steps; ++step) {
       bytes += live[size_t(step)];
-      if (bytes > result.peak) {
-        result.peak = bytes;
-        peakStep = step;
-      }
+      held_[size_t(step)] = bytes;
+      peak = std::max(peak, bytes);
     }
+    return peak;
+  }
+
+  /// The first tensors of the buffers idle at a step that holds more than
+  /// `bytes`.
+  std::vector<std::string> idleAbove(int64_t bytes) const {
+    // above[s]: how many steps before s hold more than `bytes`.
+    std::vector<int> above(held_.size() + 1, 0);
+    for (size_t step = 0; step < held_.size(); ++step)
+      above[step + 1] = above[step] + (held_[step] > bytes);
+    std::vector<std::string> idle;
     for (const Buffer &buffer : buffers_)
-      for (std::pair<int, int> gap : buffer.gaps)
-        if (gap.first < peakStep && peakStep < gap.second)
-          result.idleAtPeak.push_back(values_[size_t(buffer.value)].name);
-    return result;
+      if (llvm::any_of(buffer.gaps, [&](std::pair<int, int> gap) {
+            return above[size_t(gap.second)] > above[size_t(gap.first) + 1];
+          }))
+        idle.push_back(values_[size_t(buffer.value)].name);
+    return idle;
   }
 
 private:
@@ -255,7 +263,7 @@ private:
       share(id, inputBuffer);
       return;
     }
-    if (!value.output && reusable(value)) {
+    if (!value.output && reuseFreed_ && reusable(value)) {
       std::vector<int> &free = freeByKey_[reuseKey(*value.info)];
       if (!free.empty()) {
         int buffer = free.back();
@@ -289,10 +297,13 @@ private:
   const std::vector<int> &order_;
   const TensorInfos &infos_;
   const llvm::StringSet<> &hidden_;
+  bool reuseFreed_;
   llvm::StringMap<int> ids_;
   std::vector<Value> values_;
   std::vector<Buffer> buffers_;
   llvm::StringMap<std::vector<int>> freeByKey_;
+  /// Bytes held at each step of the last run.
+  std::vector<int64_t> held_;
 };
 
 } // namespace
@@ -308,16 +319,21 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
       producer[output] = i;
   llvm::StringSet<> hidden;
   IdleBufferReplay report;
+  // Nothing held for reuse: what hiding every buffer would leave.
+  report.peakLive =
+      PlannerReplay(graph, order, infos, hidden, /*reuseFreed=*/false).run();
+  // Hiding a buffer sends its reusers to other buffers, which may then sit
+  // idle at the new peak: rounds go on until none does.
   for (int round = 0; round <= rounds; ++round) {
-    PlannerReplay::Result replay =
-        PlannerReplay(graph, order, infos, hidden).run();
+    PlannerReplay replay(graph, order, infos, hidden);
+    int64_t peak = replay.run();
     if (round == 0)
-      report.peakBefore = replay.peak;
-    report.peakAfter = replay.peak;
-    if (round == rounds)
+      report.peakBefore = peak;
+    report.peakAfter = peak;
+    if (round == rounds || peak <= report.peakLive)
       break;
     int added = 0;
-    for (const std::string &name : replay.idleAtPeak) {
+    for (const std::string &name : replay.idleAbove(peak - 1)) {
       const TensorInfo *info = infos.find(name);
       auto it = producer.find(name);
       if (!info || info->bytes < minBytes || it == producer.end() ||
