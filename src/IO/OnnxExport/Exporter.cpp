@@ -149,19 +149,19 @@ public:
     }
     ctx_.rebindOperand(unsigned(slot),
                        ctx_.temp("Sub", {ctx_.operand(unsigned(slot)), total}));
-    carrier_ = ctx_.operand(unsigned(slot));
     awaitedZero_ = total;
     awaitedDType_ = dtype;
     return absl::OkStatus();
   }
 
-  /// What the op's nodes follow (PinOrder.h): the operand that waits, else
-  /// its operand written last (none where every operand is a leaf).
+  /// What the op's nodes follow (PinOrder.h): the zero its rebound operand
+  /// waits for, else its operand written last (none where every operand is
+  /// a leaf).
   OpNodes follows(int begin, int end) const {
     const Op &op = ctx_.op();
     OpNodes nodes{&op, begin, end};
     if (!awaitedZero_.empty()) {
-      nodes.follows = carrier_;
+      nodes.follows = awaitedZero_;
       nodes.dtype = awaitedDType_;
       nodes.zero = awaitedZero_;
       return nodes;
@@ -206,8 +206,8 @@ private:
 
   ExportContext &ctx_;
   std::vector<const Value *> unread_;
-  /// The current op's rebound operand and the zero it waits for.
-  std::string carrier_, awaitedZero_;
+  /// The zero the current op's rebound operand waits for.
+  std::string awaitedZero_;
   DType awaitedDType_ = DType::F32;
   /// Each lowered op's place in the schedule.
   llvm::DenseMap<const Op *, int> position_;
