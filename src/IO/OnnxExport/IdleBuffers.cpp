@@ -120,34 +120,103 @@ void hideResultDims(onnx::NodeProto &node, const TensorInfos &infos,
   }
 }
 
+/// The graph as the replay walks it, indexed once for every round: nodes
+/// in the runtime's order, values by number, each with its planner key.
+struct ReplayGraph {
+  struct Node {
+    llvm::SmallVector<int, 4> inputs, outputs;
+    bool view = false, mayInPlace = false;
+  };
+  struct Value {
+    llvm::StringRef name;
+    const TensorInfo *info = nullptr;
+    /// The planner's reuse key (element size and dims); -1 without dims.
+    int key = -1;
+    /// Uses as the planner counts them: one per read, one for the
+    /// definition, one for a graph output, one for what the caller owns.
+    int uses = 0;
+    bool output = false;
+  };
+  std::vector<Node> nodes;
+  std::vector<Value> values;
+  int keys = 0;
+
+  ReplayGraph(const onnx::GraphProto &graph, llvm::ArrayRef<int> order,
+              const TensorInfos &infos) {
+    llvm::StringMap<int> ids, keyIds;
+    auto id = [&](const std::string &name) {
+      auto [it, inserted] = ids.try_emplace(name, int(values.size()));
+      if (inserted) {
+        Value value{name, infos.find(name)};
+        if (value.info && !value.info->dims.empty())
+          value.key = keyIds.try_emplace(reuseKey(*value.info), int(keyIds.size()))
+                          .first->second;
+        values.push_back(value);
+      }
+      return it->second;
+    };
+    for (const onnx::ValueInfoProto &input : graph.input())
+      values[size_t(id(input.name()))].uses += 1;
+    for (const onnx::TensorProto &tensor : graph.initializer())
+      values[size_t(id(tensor.name()))].uses += 1;
+    nodes.reserve(order.size());
+    for (int i : order) {
+      const onnx::NodeProto &proto = graph.node(i);
+      Node node;
+      node.view = isViewOp(proto.op_type());
+      node.mayInPlace = mayRunInPlace(proto.op_type());
+      for (const std::string &input : proto.input())
+        if (!input.empty()) {
+          node.inputs.push_back(id(input));
+          values[size_t(node.inputs.back())].uses += 1;
+        }
+      for (const std::string &output : proto.output())
+        if (!output.empty()) {
+          node.outputs.push_back(id(output));
+          values[size_t(node.outputs.back())].uses += 1;
+        }
+      // The first input, where a view or an in-place kernel reads it.
+      if (!proto.input().empty() && proto.input(0).empty())
+        node.inputs.insert(node.inputs.begin(), -1);
+      nodes.push_back(std::move(node));
+    }
+    for (const onnx::ValueInfoProto &output : graph.output()) {
+      Value &value = values[size_t(id(output.name()))];
+      value.uses += 1;
+      value.output = true;
+    }
+    keys = int(keyIds.size());
+  }
+};
+
 /// One replay of ONNX Runtime's sequential allocation planner over the
-/// runtime's order, with the tensors of `hidden` unknown to it.
+/// runtime's order, with the values of `hidden` unknown to it.
 class PlannerReplay {
 public:
   /// With `reuseFreed` false, no dead buffer is given to another tensor:
   /// the replay's peak is then that of the live bytes alone.
-  PlannerReplay(const onnx::GraphProto &graph, const std::vector<int> &order,
-                const TensorInfos &infos, const llvm::StringSet<> &hidden,
+  PlannerReplay(const ReplayGraph &graph, const std::vector<bool> &hidden,
                 bool reuseFreed = true)
-      : graph_(graph), order_(order), infos_(infos), hidden_(hidden),
-        reuseFreed_(reuseFreed) {}
+      : graph_(graph), hidden_(hidden), reuseFreed_(reuseFreed),
+        uses_(graph.values.size()), bufferOf_(graph.values.size(), -1),
+        freeByKey_(size_t(graph.keys)) {
+    for (size_t v = 0; v < graph.values.size(); ++v)
+      uses_[v] = graph.values[v].uses;
+  }
 
   /// Replays the planner; returns the peak of held bytes.
   int64_t run() {
-    index();
-    int steps = int(order_.size());
+    int steps = int(graph_.nodes.size());
     std::vector<int64_t> live(size_t(steps) + 1, 0);
     for (int step = 0; step < steps; ++step) {
-      const onnx::NodeProto &node = graph_.node(order_[size_t(step)]);
-      for (const std::string &output : node.output())
-        if (!output.empty())
-          place(node, output, step);
-      for (const std::string &input : node.input())
-        if (!input.empty())
-          release(valueOf(input), step);
-      for (const std::string &output : node.output())
-        if (!output.empty())
-          release(valueOf(output), step);
+      const ReplayGraph::Node &node = graph_.nodes[size_t(step)];
+      for (int output : node.outputs)
+        place(node, output, step);
+      for (int input : node.inputs)
+        if (input >= 0)
+          release(input, step);
+      for (int output : node.outputs)
+        release(output, step);
     }
     // Each buffer holds its bytes from its allocation to its last release;
     // between a release and the next tensor that takes it, it is idle.
@@ -166,30 +235,23 @@ public:
     return peak;
   }
 
-  /// The first tensors of the buffers idle at a step that holds more than
+  /// The first values of the buffers idle at a step that holds more than
   /// `bytes`.
-  std::vector<std::string> idleAbove(int64_t bytes) const {
+  std::vector<int> idleAbove(int64_t bytes) const {
     // above[s]: how many steps before s hold more than `bytes`.
     std::vector<int> above(held_.size() + 1, 0);
     for (size_t step = 0; step < held_.size(); ++step)
       above[step + 1] = above[step] + (held_[step] > bytes);
-    std::vector<std::string> idle;
+    std::vector<int> idle;
     for (const Buffer &buffer : buffers_)
       if (llvm::any_of(buffer.gaps, [&](std::pair<int, int> gap) {
             return above[size_t(gap.second)] > above[size_t(gap.first) + 1];
           }))
-        idle.push_back(values_[size_t(buffer.value)].name);
+        idle.push_back(buffer.value);
     return idle;
   }
 
 private:
-  struct Value {
-    std::string name;
-    const TensorInfo *info = nullptr;
-    int uses = 0;
-    int buffer = -1;
-    bool output = false;
-  };
   struct Buffer {
     int value = 0;
     int64_t bytes = 0;
@@ -200,71 +262,41 @@ private:
     std::vector<std::pair<int, int>> gaps;
   };
 
-  int valueOf(const std::string &name) {
-    auto [it, inserted] = ids_.try_emplace(name, int(values_.size()));
-    if (inserted)
-      values_.push_back({name, infos_.find(name)});
-    return it->second;
+  const ReplayGraph::Value &value(int id) const {
+    return graph_.values[size_t(id)];
   }
 
-  /// Use counts as the planner counts them: one per read, one for the
-  /// definition, one for a graph output, one for what the caller owns.
-  void index() {
-    for (const onnx::ValueInfoProto &input : graph_.input())
-      values_[size_t(valueOf(input.name()))].uses += 1;
-    for (const onnx::TensorProto &tensor : graph_.initializer())
-      values_[size_t(valueOf(tensor.name()))].uses += 1;
-    for (int i : order_)
-      for (const std::string &input : graph_.node(i).input())
-        if (!input.empty())
-          values_[size_t(valueOf(input))].uses += 1;
-    for (int i : order_)
-      for (const std::string &output : graph_.node(i).output())
-        if (!output.empty())
-          values_[size_t(valueOf(output))].uses += 1;
-    for (const onnx::ValueInfoProto &output : graph_.output()) {
-      Value &value = values_[size_t(valueOf(output.name()))];
-      value.uses += 1;
-      value.output = true;
-    }
+  bool reusable(int id) const {
+    return value(id).key >= 0 && !hidden_[size_t(id)];
   }
 
-  bool reusable(const Value &value) const {
-    return value.info && !value.info->dims.empty() &&
-           !hidden_.contains(value.name);
+  void share(int id, int buffer) {
+    bufferOf_[size_t(id)] = buffer;
+    int owner = buffers_[size_t(buffer)].value;
+    if (owner != id)
+      uses_[size_t(owner)] += uses_[size_t(id)];
   }
 
-  void share(int value, int buffer) {
-    values_[size_t(value)].buffer = buffer;
-    Value &owner = values_[size_t(buffers_[size_t(buffer)].value)];
-    if (&owner != &values_[size_t(value)])
-      owner.uses += values_[size_t(value)].uses;
-  }
-
-  void place(const onnx::NodeProto &node, const std::string &name, int step) {
-    int id = valueOf(name);
-    Value &value = values_[size_t(id)];
-    const std::string &type = node.op_type();
-    int input = node.input_size() > 0 && !node.input(0).empty()
-                    ? valueOf(node.input(0))
-                    : -1;
-    int inputBuffer = input >= 0 ? values_[size_t(input)].buffer : -1;
-    if (!value.output && input >= 0 && isViewOp(type)) {
+  void place(const ReplayGraph::Node &node, int id, int step) {
+    const ReplayGraph::Value &result = value(id);
+    int input = node.inputs.empty() ? -1 : node.inputs.front();
+    int inputBuffer = input >= 0 ? bufferOf_[size_t(input)] : -1;
+    if (!result.output && input >= 0 && node.view) {
       // A view of a graph input or initializer is the caller's too.
       if (inputBuffer >= 0)
         share(id, inputBuffer);
       return;
     }
-    if (!value.output && inputBuffer >= 0 && mayRunInPlace(type) &&
-        values_[size_t(buffers_[size_t(inputBuffer)].value)].uses == 1 &&
-        reusable(value) && reusable(values_[size_t(input)]) &&
-        values_[size_t(input)].info->dims == value.info->dims &&
-        values_[size_t(input)].info->bytes == value.info->bytes) {
+    if (!result.output && inputBuffer >= 0 && node.mayInPlace &&
+        uses_[size_t(buffers_[size_t(inputBuffer)].value)] == 1 &&
+        reusable(id) && reusable(input) &&
+        value(input).info->dims == result.info->dims &&
+        value(input).info->bytes == result.info->bytes) {
       share(id, inputBuffer);
       return;
     }
-    if (!value.output && reuseFreed_ && reusable(value)) {
-      std::vector<int> &free = freeByKey_[reuseKey(*value.info)];
+    if (!result.output && reuseFreed_ && reusable(id)) {
+      std::vector<int> &free = freeByKey_[size_t(result.key)];
       if (!free.empty()) {
         int buffer = free.back();
         free.pop_back();
@@ -274,34 +306,31 @@ private:
         return;
       }
     }
-    value.buffer = int(buffers_.size());
-    buffers_.push_back({id, value.info ? value.info->bytes : 0, step});
+    bufferOf_[size_t(id)] = int(buffers_.size());
+    buffers_.push_back({id, result.info ? result.info->bytes : 0, step});
   }
 
   void release(int id, int step) {
-    int buffer = values_[size_t(id)].buffer;
+    int buffer = bufferOf_[size_t(id)];
     if (buffer < 0)
       return; // a graph input or initializer: the caller's
     Buffer &held = buffers_[size_t(buffer)];
-    Value &owner = values_[size_t(held.value)];
-    if (--owner.uses != 0)
+    if (--uses_[size_t(held.value)] != 0)
       return;
     held.released = step;
-    if (reusable(owner)) {
+    if (reusable(held.value)) {
       held.gaps.push_back({step, step});
-      freeByKey_[reuseKey(*owner.info)].push_back(buffer);
+      freeByKey_[size_t(value(held.value).key)].push_back(buffer);
     }
   }
 
-  const onnx::GraphProto &graph_;
-  const std::vector<int> &order_;
-  const TensorInfos &infos_;
-  const llvm::StringSet<> &hidden_;
+  const ReplayGraph &graph_;
+  const std::vector<bool> &hidden_;
   bool reuseFreed_;
-  llvm::StringMap<int> ids_;
-  std::vector<Value> values_;
+  std::vector<int> uses_;
+  std::vector<int> bufferOf_;
   std::vector<Buffer> buffers_;
-  llvm::StringMap<std::vector<int>> freeByKey_;
+  std::vector<std::vector<int>> freeByKey_;
   /// Bytes held at each step of the last run.
   std::vector<int64_t> held_;
 };
@@ -317,15 +346,17 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
   for (int i = 0; i < graph.node_size(); ++i)
     for (const std::string &output : graph.node(i).output())
       producer[output] = i;
+  ReplayGraph replayGraph(graph, order, infos);
+  std::vector<bool> hiddenIds(replayGraph.values.size(), false);
   llvm::StringSet<> hidden;
   IdleBufferReplay report;
   // Nothing held for reuse: what hiding every buffer would leave.
   report.peakLive =
-      PlannerReplay(graph, order, infos, hidden, /*reuseFreed=*/false).run();
+      PlannerReplay(replayGraph, hiddenIds, /*reuseFreed=*/false).run();
   // Hiding a buffer sends its reusers to other buffers, which may then sit
   // idle at the new peak: rounds go on until none does.
   for (int round = 0; round <= rounds; ++round) {
-    PlannerReplay replay(graph, order, infos, hidden);
+    PlannerReplay replay(replayGraph, hiddenIds);
     int64_t peak = replay.run();
     if (round == 0)
       report.peakBefore = peak;
@@ -333,13 +364,16 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
     if (round == rounds || peak <= report.peakLive)
       break;
     int added = 0;
-    for (const std::string &name : replay.idleAbove(peak - 1)) {
-      const TensorInfo *info = infos.find(name);
-      auto it = producer.find(name);
-      if (!info || info->bytes < minBytes || it == producer.end() ||
+    for (int id : replay.idleAbove(peak - 1)) {
+      const ReplayGraph::Value &value = replayGraph.values[size_t(id)];
+      auto it = producer.find(value.name);
+      if (hiddenIds[size_t(id)] || value.info->bytes < minBytes ||
+          it == producer.end() ||
           dimsFromValues(graph.node(it->second).op_type()))
         continue;
-      added += hidden.insert(name).second;
+      hiddenIds[size_t(id)] = true;
+      hidden.insert(value.name);
+      ++added;
     }
     if (added == 0)
       break;
