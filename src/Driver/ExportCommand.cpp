@@ -52,9 +52,9 @@ const CommandSpec &exportSpec() {
                    .help = "Hides from ONNX Runtime's planner the dims of "
                            "the tensors whose buffers it\nwould hold idle for "
                            "reuse at the step's peak, round by round until "
-                           "none is,\nat most ROUNDS (0, the default: none): "
-                           "fewer live bytes, more fresh\nallocations; prints "
-                           "what its replay of the planner found."},
+                           "none is,\nat most ROUNDS (1000 by default; 0: "
+                           "none); prints what its replay of the\nplanner "
+                           "found when given."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
@@ -91,12 +91,13 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
       return invalidArgument(
           "option '--hide-idle-buffers' wants a number of rounds, got '{}'",
           *rounds);
-    if (!options.forceDependencies)
+    if (!options.forceDependencies && options.idleBufferRounds > 0)
       return invalidArgument("option '--hide-idle-buffers' replays the "
                              "runtime's order, which only the forced "
                              "dependencies fix: not with "
                              "'--no-forced-dependencies'");
-    options.idleBuffers = &idle;
+    if (options.idleBufferRounds > 0)
+      options.idleBuffers = &idle;
   }
   std::map<std::string, HostTensor, std::less<>> weights;
   if (std::optional<std::string> params = args.get("params")) {

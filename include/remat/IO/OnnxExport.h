@@ -67,11 +67,12 @@ struct OnnxExportOptions {
   /// bytes waits for what its op follows (docs/export.md): smaller ones
   /// may run early at little cost.
   int64_t pinnedNodeBytes = 64 << 10;
-  /// With them, at most this many rounds of hiding from ONNX Runtime's
-  /// planner the dims of tensors whose buffers it would hold idle at the
-  /// step's peak (docs/export.md); 0: none. Fewer live bytes, more fresh
-  /// allocations: off unless asked for.
-  int idleBufferRounds = 0;
+  /// With them, the dims of the tensors whose buffers ONNX Runtime's
+  /// planner would hold idle at the step's peak are hidden from it, round by
+  /// round until none is, at most this many rounds (docs/export.md); 0:
+  /// none. Fewer live bytes in every model measured; with the runtime's
+  /// arena off, more fresh allocations and slower steps.
+  int idleBufferRounds = 1000;
   /// Where given, what the hiding's replay of the planner found.
   IdleBufferReplay *idleBuffers = nullptr;
 };
