@@ -55,12 +55,38 @@ const CommandSpec &exportSpec() {
                            "none is,\nat most ROUNDS (1000 by default; 0: "
                            "none); prints what its replay of the\nplanner "
                            "found when given."},
+                  {.name = "peak-order-rounds",
+                   .valueName = "ROUNDS",
+                   .help = "Replays ONNX Runtime's order and, at its peak, "
+                           "makes nodes wait as remat's\nschedule orders "
+                           "them, round by round until the peak is the "
+                           "schedule's, at most\nROUNDS (0, the default: "
+                           "none); prints what its replay found."},
                   {.name = "output",
                    .shortName = 'o',
                    .valueName = "OUT",
                    .help = "Writes the model to OUT (required: it is "
                            "binary)."}}};
   return spec;
+}
+
+/// Reads `--NAME=ROUNDS` into `rounds` where given (and says whether it
+/// was): rounds of a pass that replays the runtime's order, which only the
+/// forced dependencies fix.
+absl::StatusOr<bool> replayRounds(const ParsedArgs &args, const char *name,
+                                  bool forced, int &rounds) {
+  std::optional<std::string> value = args.get(name);
+  if (!value)
+    return false;
+  if (llvm::StringRef(*value).getAsInteger(10, rounds) || rounds < 0)
+    return invalidArgument("option '--{}' wants a number of rounds, got '{}'",
+                           name, *value);
+  if (!forced && rounds > 0)
+    return invalidArgument("option '--{}' replays the runtime's order, which "
+                           "only the forced dependencies fix: not with "
+                           "'--no-forced-dependencies'",
+                           name);
+  return true;
 }
 
 absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
@@ -85,20 +111,19 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
           "option '--pinned-node-bytes' wants a byte count, got '{}'", *bytes);
   }
   IdleBufferReplay idle;
-  if (std::optional<std::string> rounds = args.get("hide-idle-buffers")) {
-    if (llvm::StringRef(*rounds).getAsInteger(10, options.idleBufferRounds) ||
-        options.idleBufferRounds < 0)
-      return invalidArgument(
-          "option '--hide-idle-buffers' wants a number of rounds, got '{}'",
-          *rounds);
-    if (!options.forceDependencies && options.idleBufferRounds > 0)
-      return invalidArgument("option '--hide-idle-buffers' replays the "
-                             "runtime's order, which only the forced "
-                             "dependencies fix: not with "
-                             "'--no-forced-dependencies'");
-    if (options.idleBufferRounds > 0)
-      options.idleBuffers = &idle;
-  }
+  REMAT_ASSIGN_OR_RETURN(bool hideGiven,
+                         replayRounds(args, "hide-idle-buffers",
+                                      options.forceDependencies,
+                                      options.idleBufferRounds));
+  if (hideGiven && options.idleBufferRounds > 0)
+    options.idleBuffers = &idle;
+  PeakOrderReplay order;
+  REMAT_ASSIGN_OR_RETURN(bool orderGiven,
+                         replayRounds(args, "peak-order-rounds",
+                                      options.forceDependencies,
+                                      options.peakOrderRounds));
+  if (orderGiven && options.peakOrderRounds > 0)
+    options.peakOrder = &order;
   std::map<std::string, HostTensor, std::less<>> weights;
   if (std::optional<std::string> params = args.get("params")) {
     REMAT_ASSIGN_OR_RETURN(weights, readOnnxTensorsFile(*params));
@@ -107,6 +132,12 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   REMAT_ASSIGN_OR_RETURN(std::string bytes, exportOnnx(*graph, options));
   disposeGraph(std::move(graph), ctx);
+  if (options.peakOrder)
+    ctx.err << fmt::format("remat: ONNX Runtime's order, replayed: peak {} "
+                           "live bytes, {} after {} waits (the schedule's: "
+                           "{})\n",
+                           order.peakBefore, order.peakAfter, order.waits,
+                           order.schedulePeak);
   if (options.idleBuffers)
     ctx.err << fmt::format("remat: ONNX Runtime's allocation planner, "
                            "replayed: peak {} bytes, {} after hiding {} "

@@ -50,6 +50,14 @@ struct IdleBufferReplay {
   int hidden = 0;
 };
 
+/// What the replay of ONNX Runtime's order found before and after the waits
+/// that bring its peak of live bytes to the schedule's (`schedulePeak`),
+/// and how many nodes were made to wait.
+struct PeakOrderReplay {
+  int64_t peakBefore = 0, peakAfter = 0, schedulePeak = 0;
+  int waits = 0;
+};
+
 struct OnnxExportOptions {
   /// The default-domain opset the model imports; at least 17 (the first
   /// with ScatterElements' `reduction=add` and LayerNormalization's era).
@@ -67,6 +75,14 @@ struct OnnxExportOptions {
   /// bytes waits for what its op follows (docs/export.md): smaller ones
   /// may run early at little cost.
   int64_t pinnedNodeBytes = 64 << 10;
+  /// With them, at most this many rounds of waits that bring the live
+  /// bytes at the peak of ONNX Runtime's order down to the schedule's
+  /// (docs/export.md); 0: none. Off unless asked for: the replay does not
+  /// see the runtime's fusions, and on a small transformer the waits raised
+  /// the measured peak.
+  int peakOrderRounds = 0;
+  /// Where given, what the waits' replay of the runtime's order found.
+  PeakOrderReplay *peakOrder = nullptr;
   /// With them, the dims of the tensors whose buffers ONNX Runtime's
   /// planner would hold idle at the step's peak are hidden from it, round by
   /// round until none is, at most this many rounds (docs/export.md); 0:

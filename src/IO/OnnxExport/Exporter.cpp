@@ -17,6 +17,7 @@
 
 #include "ExportContext.h"
 #include "IdleBuffers.h"
+#include "PeakOrder.h"
 #include "PinOrder.h"
 
 #include "remat/IR/Diagnostics.h"
@@ -323,6 +324,14 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
     REMAT_ASSIGN_OR_RETURN(TensorInfos infos, TensorInfos::infer(model));
     REMAT_RETURN_IF_ERROR(
         pinToOps(model, ctx, opNodes, options.pinnedNodeBytes, infos));
+    if (options.peakOrderRounds > 0) {
+      REMAT_ASSIGN_OR_RETURN(
+          PeakOrderReplay order,
+          orderPeakAsScheduled(model, ctx, infos, options.peakOrderRounds,
+                               options.pinnedNodeBytes));
+      if (options.peakOrder)
+        *options.peakOrder = order;
+    }
     if (options.idleBufferRounds > 0) {
       REMAT_ASSIGN_OR_RETURN(
           IdleBufferReplay idle,

@@ -13,11 +13,7 @@
 #include <algorithm>
 
 namespace remat::onnxexport {
-namespace {
 
-/// The input slot through which `node` is made to wait: its smallest float
-/// input of at most a quarter of what it writes (or 64 bytes), when it
-/// writes at least `minBytes`; -1 when there is none.
 int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
                int64_t minBytes) {
   if (isViewOp(node.op_type()) || node.output_size() == 0)
@@ -46,7 +42,17 @@ int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
   return slot;
 }
 
-} // namespace
+
+void waitThrough(onnx::NodeProto &node, int slot, const std::string &zero,
+                 DType zeroType, TensorInfos &infos, ExportContext &ctx) {
+  std::string wait = zero;
+  TensorInfo read = *infos.find(node.input(slot));
+  if (read.type != onnxElementType(zeroType))
+    wait = ctx.temp("Cast", {wait}, {intAttr("to", read.type)});
+  std::string waiting = ctx.temp("Sub", {node.input(slot), wait});
+  infos.add(waiting, std::move(read));
+  node.set_input(slot, waiting);
+}
 
 absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
                       llvm::ArrayRef<OpNodes> ops, int64_t minBytes,
@@ -86,13 +92,7 @@ absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
             made = ctx.makeZero(span.follows, span.dtype);
           zero = made;
         }
-        std::string wait = zero;
-        TensorInfo pinned = *infos.find(node.input(slot));
-        if (pinned.type != onnxElementType(span.dtype))
-          wait = ctx.temp("Cast", {wait}, {intAttr("to", pinned.type)});
-        std::string read = ctx.temp("Sub", {node.input(slot), wait});
-        infos.add(read, std::move(pinned));
-        node.set_input(slot, read);
+        waitThrough(node, slot, zero, span.dtype, infos, ctx);
         follows = true;
       }
       if (follows)

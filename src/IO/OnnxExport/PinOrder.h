@@ -43,6 +43,18 @@ struct OpNodes {
   std::string zero;
 };
 
+/// The input slot through which `node` is made to wait: its smallest float
+/// input of at most a quarter of what it writes (or 64 bytes), when it
+/// writes at least `minBytes`; -1 when there is none.
+int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
+               int64_t minBytes);
+
+/// Makes `node` wait for the tensor `zero` is the zero of (of `zeroType`):
+/// it reads input `slot` as `t - zero` (exact for every `t`), through nodes
+/// added to the graph now; `infos` learns of the tensor read.
+void waitThrough(onnx::NodeProto &node, int slot, const std::string &zero,
+                 DType zeroType, TensorInfos &infos, ExportContext &ctx);
+
 /// Makes every node of `ops` that does not read its op's `follows` (itself
 /// or through another node of the op) wait for it, when the node writes at
 /// least `minBytes` and reads a float tensor of at most a quarter of that

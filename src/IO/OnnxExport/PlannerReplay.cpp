@@ -153,7 +153,10 @@ int64_t PlannerReplay::run() {
   for (int step = 0; step < steps; ++step) {
     bytes += live[size_t(step)];
     held_[size_t(step)] = bytes;
-    peak = std::max(peak, bytes);
+    if (bytes > peak) {
+      peak = bytes;
+      peakStep_ = step;
+    }
   }
   return peak;
 }
@@ -170,6 +173,16 @@ std::vector<int> PlannerReplay::idleAbove(int64_t bytes) const {
         }))
       idle.push_back(buffer.value);
   return idle;
+}
+
+std::vector<int> PlannerReplay::heldAt(int step) const {
+  int last = int(held_.size()) - 1;
+  std::vector<int> held;
+  for (const Buffer &buffer : buffers_)
+    if (buffer.allocated <= step &&
+        step <= (buffer.released < 0 ? last : buffer.released))
+      held.push_back(buffer.value);
+  return held;
 }
 
 void PlannerReplay::place(const ReplayGraph::Node &node, int id, int step) {

@@ -86,6 +86,11 @@ public:
   /// `bytes`.
   std::vector<int> idleAbove(int64_t bytes) const;
 
+  /// The first step of the last run's peak.
+  int peakStep() const { return peakStep_; }
+  /// The first values of the buffers held at `step`.
+  std::vector<int> heldAt(int step) const;
+
 private:
   struct Buffer {
     int value = 0;
@@ -124,6 +129,7 @@ private:
   std::vector<std::vector<int>> freeByKey_;
   /// Bytes held at each step of the last run.
   std::vector<int64_t> held_;
+  int peakStep_ = 0;
 };
 
 } // namespace remat::onnxexport

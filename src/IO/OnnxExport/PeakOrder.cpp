@@ -1,0 +1,206 @@
+//===- PeakOrder.cpp - The runtime's peak in the schedule's order ---------===//
+//
+// Part of the remat project.
+//
+//===----------------------------------------------------------------------===//
+
+#include "PeakOrder.h"
+
+#include "PinOrder.h"
+#include "PlannerReplay.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+#include <numeric>
+#include <set>
+#include <vector>
+
+namespace remat::onnxexport {
+namespace {
+
+/// Rounds in a row whose waits may leave the peak where it was, before the
+/// pass gives up.
+constexpr int kRoundsWithoutGain = 8;
+
+/// The live bytes' peak over the graph's nodes in `order`.
+int64_t livePeak(const onnx::GraphProto &graph, llvm::ArrayRef<int> order,
+                 const TensorInfos &infos) {
+  ReplayGraph replayGraph(graph, order, infos);
+  std::vector<bool> hidden(replayGraph.values.size(), false);
+  return PlannerReplay(replayGraph, hidden, /*reuseFreed=*/false).run();
+}
+
+/// The first float output of `node` with an element, to wait for; empty
+/// when it has none.
+std::string awaitable(const onnx::NodeProto &node, const TensorInfos &infos) {
+  for (const std::string &output : node.output()) {
+    const TensorInfo *info = infos.find(output);
+    if (info && info->isFloat() && info->bytes > 0)
+      return output;
+  }
+  return {};
+}
+
+DType floatType(const TensorInfos &infos, const std::string &tensor) {
+  return infos.find(tensor)->type == onnx::TensorProto::DOUBLE ? DType::F64
+                                                               : DType::F32;
+}
+
+/// The input through which `node` waits: its smallest float input, of at
+/// most what it writes (the wait copies it); -1 when there is none.
+int waitSlot(const onnx::NodeProto &node, const TensorInfos &infos) {
+  int64_t written = 0;
+  for (const std::string &output : node.output())
+    if (const TensorInfo *info = infos.find(output))
+      written += info->bytes;
+  int slot = -1;
+  int64_t least = 0;
+  for (int i = 0; i < node.input_size(); ++i) {
+    const TensorInfo *info = infos.find(node.input(i));
+    if (!info || !info->isFloat() ||
+        info->bytes > std::max<int64_t>(written, 64))
+      continue;
+    if (slot < 0 || info->bytes < least) {
+      slot = i;
+      least = info->bytes;
+    }
+  }
+  return slot;
+}
+
+} // namespace
+
+absl::StatusOr<PeakOrderReplay>
+orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
+                     TensorInfos &infos, int rounds, int64_t minBytes) {
+  onnx::GraphProto &graph = *model.mutable_graph();
+  PeakOrderReplay report;
+  // The zero of each tensor waited for, made once.
+  std::map<std::string, std::string> zeros;
+  // A round's waits may move the peak rather than lower it; the graph is
+  // left as it was at its least peak.
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> bestNodes;
+  int bestWaits = 0, sinceBest = 0;
+  bool best = true;
+  {
+    std::vector<int> scheduled(size_t(graph.node_size()));
+    std::iota(scheduled.begin(), scheduled.end(), 0);
+    report.schedulePeak = livePeak(graph, scheduled, infos);
+  }
+  for (int round = 0; round <= rounds; ++round) {
+    std::vector<int> order = runtimeOrder(graph);
+    ReplayGraph replayGraph(graph, order, infos);
+    std::vector<bool> hidden(replayGraph.values.size(), false);
+    PlannerReplay replay(replayGraph, hidden, /*reuseFreed=*/false);
+    int64_t peak = replay.run();
+    if (round == 0)
+      report.peakBefore = peak;
+    best = round == 0 || peak < report.peakAfter;
+    if (best) {
+      report.peakAfter = peak;
+      sinceBest = 0;
+    }
+    if (round == rounds || peak <= report.schedulePeak ||
+        ++sinceBest > kRoundsWithoutGain)
+      break;
+
+    // Where each value is made and read, by step of the runtime's order.
+    size_t values = replayGraph.values.size();
+    std::vector<int> madeAt(values, -1);
+    std::vector<std::vector<int>> readAt(values);
+    for (int step = 0; step < int(order.size()); ++step) {
+      for (int output : replayGraph.nodes[size_t(step)].outputs)
+        madeAt[size_t(output)] = step;
+      for (int input : replayGraph.nodes[size_t(step)].inputs)
+        if (input >= 0)
+          readAt[size_t(input)].push_back(step);
+    }
+    llvm::StringMap<int> nodeOf, firstReader;
+    for (int i = 0; i < graph.node_size(); ++i) {
+      for (const std::string &input : graph.node(i).input())
+        firstReader.try_emplace(input, i);
+      for (const std::string &output : graph.node(i).output())
+        nodeOf[output] = i;
+    }
+    int peakStep = replay.peakStep();
+    int peakNode = order[size_t(peakStep)];
+    // Waits as (waiting node, node waited for), both by node index: each
+    // agrees with the node order, the waited-for node first.
+    std::set<std::pair<int, int>> waits;
+    for (int id : replay.heldAt(peakStep)) {
+      const ReplayGraph::Value &value = replayGraph.values[size_t(id)];
+      if (!value.info || value.info->bytes < minBytes || madeAt[size_t(id)] < 0)
+        continue;
+      int producer = order[size_t(madeAt[size_t(id)])];
+      if (producer > peakNode) {
+        // A view writes nothing: what it views is made by its producer.
+        while (isViewOp(graph.node(producer).op_type())) {
+          auto it = nodeOf.find(graph.node(producer).input(0));
+          if (it == nodeOf.end() || it->second <= peakNode)
+            break;
+          producer = it->second;
+        }
+        waits.insert({producer, peakNode});
+        continue;
+      }
+      for (int step : readAt[size_t(id)])
+        if (step > peakStep && order[size_t(step)] < peakNode)
+          waits.insert({peakNode, order[size_t(step)]});
+    }
+    // A node waits through the zero of what it waits for, made right after
+    // that tensor and read by its first reader too (the anchor): so the
+    // runtime makes the zero when it first reads the tensor, and a wait
+    // never keeps the tensor alive.
+    std::map<int, std::vector<std::string>> awaited, anchored;
+    std::map<int, std::vector<std::string>> zeroAfter;
+    for (auto [waiting, waitedFor] : waits) {
+      std::string tensor = awaitable(graph.node(waitedFor), infos);
+      if (tensor.empty() || waitSlot(graph.node(waiting), infos) < 0)
+        continue;
+      if (!zeros.count(tensor)) {
+        auto reader = firstReader.find(tensor);
+        if (reader == firstReader.end() ||
+            waitSlot(graph.node(reader->second), infos) < 0)
+          continue;
+        zeros[tensor] = {};
+        zeroAfter[waitedFor].push_back(tensor);
+        anchored[reader->second].push_back(tensor);
+      }
+      awaited[waiting].push_back(std::move(tensor));
+    }
+    if (awaited.empty())
+      break;
+    if (best) {
+      bestNodes = graph.node();
+      bestWaits = report.waits;
+    }
+    report.waits += int(awaited.size());
+
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    nodes.Swap(graph.mutable_node());
+    for (int i = 0; i < nodes.size(); ++i) {
+      onnx::NodeProto &node = *nodes.Mutable(i);
+      ctx.setNameBase(node.name());
+      int slot = waitSlot(node, infos);
+      for (auto *edits : {&anchored, &awaited})
+        if (auto it = edits->find(i); it != edits->end())
+          for (const std::string &tensor : it->second)
+            waitThrough(node, slot, zeros[tensor], floatType(infos, tensor),
+                        infos, ctx);
+      graph.mutable_node()->Add(std::move(node));
+      if (auto it = zeroAfter.find(i); it != zeroAfter.end())
+        for (const std::string &tensor : it->second)
+          zeros[tensor] = ctx.makeZero(tensor, floatType(infos, tensor));
+    }
+    ctx.setNameBase("");
+  }
+  if (!best) {
+    graph.mutable_node()->Swap(&bestNodes);
+    report.waits = bestWaits;
+  }
+  return report;
+}
+
+} // namespace remat::onnxexport
