@@ -207,8 +207,13 @@ std::string ExportContext::filledLike(const std::string &like, double fill,
 std::string ExportContext::makeZero(const std::string &name, DType dtype) {
   std::string first =
       temp("Slice", {reshaped(name, {-1}), int64s({0}), int64s({1})});
-  std::string square = temp("Mul", {first, first});
-  return temp("Mul", {square, scalar(0.0, dtype)});
+  // 0 or 1 whatever the element, infinities and NaN included: times 0,
+  // always +0 (a product of the element itself would be NaN for those).
+  std::string flag =
+      temp("Cast", {first}, {intAttr("to", onnx::TensorProto::BOOL)});
+  std::string unit =
+      temp("Cast", {flag}, {intAttr("to", onnxElementType(dtype))});
+  return temp("Mul", {unit, scalar(0.0, dtype)});
 }
 
 std::string ExportContext::zeroFrom(const std::string &name, DType dtype) {

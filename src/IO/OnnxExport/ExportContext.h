@@ -101,7 +101,8 @@ public:
   std::string filledLike(const std::string &like, double fill, DType dtype);
 
   /// `+0` once the tensor `name` (of `dtype`, at least one element) exists:
-  /// its first element squared, times 0. A node that reads it waits for the
+  /// its first element cast to bool and back (0 or 1, for every value), times
+  /// 0. A node that reads it waits for the
   /// tensor, by data (docs/export.md). Made anew by `makeZero`, once per
   /// tensor by `zeroFrom` (for nodes added in order after it).
   std::string makeZero(const std::string &name, DType dtype);
