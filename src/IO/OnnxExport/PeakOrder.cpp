@@ -51,23 +51,8 @@ DType floatType(const TensorInfos &infos, const std::string &tensor) {
 /// The input through which `node` waits: its smallest float input, of at
 /// most what it writes (the wait copies it); -1 when there is none.
 int waitSlot(const onnx::NodeProto &node, const TensorInfos &infos) {
-  int64_t written = 0;
-  for (const std::string &output : node.output())
-    if (const TensorInfo *info = infos.find(output))
-      written += info->bytes;
-  int slot = -1;
-  int64_t least = 0;
-  for (int i = 0; i < node.input_size(); ++i) {
-    const TensorInfo *info = infos.find(node.input(i));
-    if (!info || !info->isFloat() ||
-        info->bytes > std::max<int64_t>(written, 64))
-      continue;
-    if (slot < 0 || info->bytes < least) {
-      slot = i;
-      least = info->bytes;
-    }
-  }
-  return slot;
+  return smallestFloatInput(
+      node, infos, std::max<int64_t>(bytesWritten(node, infos), 64));
 }
 
 } // namespace

@@ -14,10 +14,7 @@
 
 namespace remat::onnxexport {
 
-int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
-               int64_t minBytes) {
-  if (isViewOp(node.op_type()) || node.output_size() == 0)
-    return -1;
+int64_t bytesWritten(const onnx::NodeProto &node, const TensorInfos &infos) {
   int64_t written = 0;
   for (const std::string &output : node.output()) {
     const TensorInfo *info = infos.find(output);
@@ -25,14 +22,16 @@ int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
       return -1;
     written += info->bytes;
   }
-  if (written < minBytes)
-    return -1;
-  int64_t cheap = std::max<int64_t>(written / 4, 64);
+  return written;
+}
+
+int smallestFloatInput(const onnx::NodeProto &node, const TensorInfos &infos,
+                       int64_t most) {
   int slot = -1;
   int64_t least = 0;
   for (int i = 0; i < node.input_size(); ++i) {
     const TensorInfo *info = infos.find(node.input(i));
-    if (!info || !info->isFloat() || info->bytes > cheap)
+    if (!info || !info->isFloat() || info->bytes > most)
       continue;
     if (slot < 0 || info->bytes < least) {
       slot = i;
@@ -40,6 +39,16 @@ int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
     }
   }
   return slot;
+}
+
+int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
+               int64_t minBytes) {
+  if (isViewOp(node.op_type()) || node.output_size() == 0)
+    return -1;
+  int64_t written = bytesWritten(node, infos);
+  if (written < 0 || written < minBytes)
+    return -1;
+  return smallestFloatInput(node, infos, std::max<int64_t>(written / 4, 64));
 }
 
 

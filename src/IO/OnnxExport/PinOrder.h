@@ -43,6 +43,14 @@ struct OpNodes {
   std::string zero;
 };
 
+/// The bytes `node`'s outputs hold; -1 where a size is unknown.
+int64_t bytesWritten(const onnx::NodeProto &node, const TensorInfos &infos);
+
+/// The slot of `node`'s smallest float input of at most `most` bytes; -1
+/// when there is none.
+int smallestFloatInput(const onnx::NodeProto &node, const TensorInfos &infos,
+                       int64_t most);
+
 /// The input slot through which `node` is made to wait: its smallest float
 /// input of at most a quarter of what it writes (or 64 bytes), when it
 /// writes at least `minBytes`; -1 when there is none.
