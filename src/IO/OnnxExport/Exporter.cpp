@@ -164,7 +164,7 @@ public:
     if (!awaitedZero_.empty()) {
       nodes.follows = awaitedZero_;
       nodes.dtype = awaitedDType_;
-      nodes.zero = awaitedZero_;
+      nodes.followsZero = true;
       return nodes;
     }
     const Value *latest = nullptr;

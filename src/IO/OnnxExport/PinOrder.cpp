@@ -85,7 +85,7 @@ absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
     ctx.setOp(span.op);
     llvm::StringSet<> following;
     following.insert(span.follows);
-    std::string zero = span.zero;
+    std::string zero = span.followsZero ? span.follows : std::string();
     for (; next < span.end; ++next) {
       onnx::NodeProto &node = *nodes.Mutable(next);
       bool follows = llvm::any_of(node.input(), [&](const std::string &in) {

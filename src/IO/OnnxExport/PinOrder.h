@@ -30,7 +30,7 @@ namespace remat::onnxexport {
 
 /// One op's nodes in the exported graph, `[begin, end)` of its node list,
 /// and the tensor they must follow: the zero its forced dependencies made
-/// (then `zero` too), else its latest-written operand (none where every
+/// (`followsZero`), else its latest-written operand (none where every
 /// operand is a leaf). Following the zero rather than the operand it
 /// rebinds pins also the nodes that read only that operand: redundant as
 /// dependencies, but extra edges change ONNX Runtime's depth-first order,
@@ -40,7 +40,7 @@ struct OpNodes {
   int begin = 0, end = 0;
   std::string follows;
   DType dtype = DType::F32;
-  std::string zero;
+  bool followsZero = false;
 };
 
 /// The bytes `node`'s outputs hold; -1 where a size is unknown.
