@@ -87,8 +87,8 @@ struct OnnxExportOptions {
   /// planner would hold idle at the step's peak are hidden from it, round by
   /// round until none is, at most this many rounds (docs/export.md); 0:
   /// none. Fewer live bytes on every model measured but an MLP (the same
-  /// within 2 MB); with the runtime's
-  /// arena off, more fresh allocations and slower steps.
+  /// within 2 MB); with the runtime's arena off, more fresh allocations and
+  /// slower steps.
   int idleBufferRounds = 1000;
   /// Where given, what the hiding's replay of the planner found.
   IdleBufferReplay *idleBuffers = nullptr;
