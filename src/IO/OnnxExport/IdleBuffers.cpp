@@ -61,12 +61,7 @@ absl::StatusOr<IdleBufferReplay>
 hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
                 const TensorInfos &infos, int rounds, int64_t minBytes) {
   onnx::GraphProto &graph = *model.mutable_graph();
-  std::vector<int> order = runtimeOrder(graph);
-  llvm::StringMap<int> producer;
-  for (int i = 0; i < graph.node_size(); ++i)
-    for (const std::string &output : graph.node(i).output())
-      producer[output] = i;
-  ReplayGraph replayGraph(graph, order, infos);
+  ReplayGraph replayGraph(graph, runtimeOrder(graph), infos);
   std::vector<bool> hiddenIds(replayGraph.values.size(), false);
   llvm::StringSet<> hidden;
   IdleBufferReplay report;
@@ -86,10 +81,9 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
     int added = 0;
     for (int id : replay.idleAbove(peak - 1)) {
       const ReplayGraph::Value &value = replayGraph.values[size_t(id)];
-      auto it = producer.find(value.name);
       if (hiddenIds[size_t(id)] || value.info->bytes < minBytes ||
-          it == producer.end() ||
-          dimsFromValues(graph.node(it->second).op_type()))
+          value.producer < 0 ||
+          dimsFromValues(graph.node(value.producer).op_type()))
         continue;
       hiddenIds[size_t(id)] = true;
       hidden.insert(value.name);

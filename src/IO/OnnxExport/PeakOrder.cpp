@@ -10,7 +10,6 @@
 #include "PlannerReplay.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 
 #include <map>
 #include <numeric>
@@ -51,8 +50,8 @@ DType floatType(const TensorInfos &infos, const std::string &tensor) {
 /// The input through which `node` waits: its smallest float input, of at
 /// most what it writes (the wait copies it); -1 when there is none.
 int waitSlot(const onnx::NodeProto &node, const TensorInfos &infos) {
-  return smallestFloatInput(
-      node, infos, std::max<int64_t>(bytesWritten(node, infos), 64));
+  return smallestFloatInput(node, infos,
+                            std::max<int64_t>(bytesWritten(node, infos), 64));
 }
 
 } // namespace
@@ -91,24 +90,29 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
         ++sinceBest > kRoundsWithoutGain)
       break;
 
-    // Where each value is made and read, by step of the runtime's order.
+    // Where each value is made and read, by step of the runtime's order,
+    // and its first reader in the node order.
     size_t values = replayGraph.values.size();
-    std::vector<int> madeAt(values, -1);
+    std::vector<int> madeAt(values, -1), firstReader(values, -1);
     std::vector<std::vector<int>> readAt(values);
     for (int step = 0; step < int(order.size()); ++step) {
       for (int output : replayGraph.nodes[size_t(step)].outputs)
         madeAt[size_t(output)] = step;
-      for (int input : replayGraph.nodes[size_t(step)].inputs)
-        if (input >= 0)
-          readAt[size_t(input)].push_back(step);
+      for (int input : replayGraph.nodes[size_t(step)].inputs) {
+        if (input < 0)
+          continue;
+        readAt[size_t(input)].push_back(step);
+        int &first = firstReader[size_t(input)];
+        if (first < 0 || order[size_t(step)] < first)
+          first = order[size_t(step)];
+      }
     }
-    llvm::StringMap<int> nodeOf, firstReader;
-    for (int i = 0; i < graph.node_size(); ++i) {
-      for (const std::string &input : graph.node(i).input())
-        firstReader.try_emplace(input, i);
-      for (const std::string &output : graph.node(i).output())
-        nodeOf[output] = i;
-    }
+    auto producerOf = [&](const std::string &name) {
+      auto it = replayGraph.ids.find(name);
+      return it == replayGraph.ids.end()
+                 ? -1
+                 : replayGraph.values[size_t(it->second)].producer;
+    };
     int peakStep = replay.peakStep();
     int peakNode = order[size_t(peakStep)];
     // Waits as (waiting node, node waited for), both by node index: each
@@ -122,10 +126,10 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
       if (producer > peakNode) {
         // A view writes nothing: what it views is made by its producer.
         while (isViewOp(graph.node(producer).op_type())) {
-          auto it = nodeOf.find(graph.node(producer).input(0));
-          if (it == nodeOf.end() || it->second <= peakNode)
+          int viewed = producerOf(graph.node(producer).input(0));
+          if (viewed <= peakNode)
             break;
-          producer = it->second;
+          producer = viewed;
         }
         waits.insert({producer, peakNode});
         continue;
@@ -145,13 +149,12 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
       if (tensor.empty() || waitSlot(graph.node(waiting), infos) < 0)
         continue;
       if (!zeros.count(tensor)) {
-        auto reader = firstReader.find(tensor);
-        if (reader == firstReader.end() ||
-            waitSlot(graph.node(reader->second), infos) < 0)
+        int reader = firstReader[size_t(replayGraph.ids.find(tensor)->second)];
+        if (reader < 0 || waitSlot(graph.node(reader), infos) < 0)
           continue;
         zeros[tensor] = {};
         zeroAfter[waitedFor].push_back(tensor);
-        anchored[reader->second].push_back(tensor);
+        anchored[reader].push_back(tensor);
       }
       awaited[waiting].push_back(std::move(tensor));
     }

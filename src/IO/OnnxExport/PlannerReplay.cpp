@@ -82,7 +82,7 @@ std::vector<int> runtimeOrder(const onnx::GraphProto &graph) {
 
 ReplayGraph::ReplayGraph(const onnx::GraphProto &graph,
                          llvm::ArrayRef<int> order, const TensorInfos &infos) {
-  llvm::StringMap<int> ids, keyIds;
+  llvm::StringMap<int> keyIds;
   auto id = [&](const std::string &name) {
     auto [it, inserted] = ids.try_emplace(name, int(values.size()));
     if (inserted) {
@@ -114,6 +114,7 @@ ReplayGraph::ReplayGraph(const onnx::GraphProto &graph,
       if (!output.empty()) {
         node.outputs.push_back(id(output));
         values[size_t(node.outputs.back())].uses += 1;
+        values[size_t(node.outputs.back())].producer = i;
       }
     // The first input, where a view or an in-place kernel reads it.
     if (!proto.input().empty() && proto.input(0).empty())

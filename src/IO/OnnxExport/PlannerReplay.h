@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <onnx/onnx_pb.h>
@@ -54,10 +55,15 @@ struct ReplayGraph {
     /// definition, one for a graph output, one for what the caller owns.
     int uses = 0;
     bool output = false;
+    /// The graph's node that writes it, by index; -1 for the graph's
+    /// inputs and initializers.
+    int producer = -1;
   };
   std::vector<Node> nodes;
   std::vector<Value> values;
   int keys = 0;
+  /// Each value's number, by name.
+  llvm::StringMap<int> ids;
 
   /// Indexes `graph`'s nodes in `order` (runtimeOrder's).
   ReplayGraph(const onnx::GraphProto &graph, llvm::ArrayRef<int> order,
