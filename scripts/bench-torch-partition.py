@@ -1,20 +1,18 @@
-#!/usr/bin/python3
+#!/usr/bin/env python3
 """Measures one training step of a model in PyTorch under eager, AOT Autograd's
 default_partition and min_cut_rematerialization_partition,
 torch.utils.checkpoint (sqrt(n) segments of the model's sequential blocks) and
 remat.torch.partition at several budgets: peak memory and time per step, side
 by side (docs/torch.md, docs/benchmarks.md).
 
-Usage: PYTHONPATH=build/python scripts/bench-torch-partition.py
+Usage: PYTHONPATH=build/python .venv/bin/python scripts/bench-torch-partition.py
            [--model resnet50|transformer|mlp] [--batch N] [--steps K]
            [--methods eager,default,mincut,checkpoint,remat80,...]
 
-Each method runs in a fresh process, so nothing one leaves behind counts
-against the next, with glibc told to return freed blocks of 64 KiB or more
-to the system, and with OpenBLAS where Debian's libopenblas0-pthread is
-installed (20x faster than the reference BLAS on the transformer's matmuls;
-scripts/install-deps.sh does not install it, as it would become the
-system's BLAS, which remat's ILP solver links too). After a warm-up step
+Run it with the project's PyTorch 2 (requirements.txt, in .venv). Each method
+runs in a fresh process, so nothing one leaves behind counts against the
+next, with glibc told to return freed blocks of 64 KiB or more to the system.
+After a warm-up step
 (tracing, planning, compilation), the peak resident set the measured steps
 add over the process's baseline is the step's memory (remat/measure.py says
 how and why); gradients are dropped before each step. Every AOT Autograd
@@ -32,10 +30,9 @@ import sys
 import time
 
 REMAT_BUDGETS = [80, 60, 40, 20]
-OPENBLAS = "/usr/lib/x86_64-linux-gnu/openblas-pthread"
 # `rematNN`: remat at NN% of plain autodiff's peak; `rematNNstart`: the same
-# saved values, recomputed at the start of the backward as functorch's
-# extraction places them; `rematNNtime`: planned with the ops' measured
+# saved values, recomputed at the start of the backward as PyTorch's
+# partitioners place them; `rematNNtime`: planned with the ops' measured
 # times (`costs="measured"`) instead of their FLOPs.
 METHODS = ["eager", "default", "mincut", "checkpoint"] + \
     [f"remat{b}" for b in REMAT_BUDGETS] + ["remat40start", "remat40time"]
@@ -88,10 +85,12 @@ def child(args):
     elif method == "checkpoint":
         sequential = torch.nn.Sequential(*blocks)
         segments = max(1, round(math.sqrt(len(blocks))))
-        batch.requires_grad_(True)
 
+        # PyTorch 2 asks for the variant; the non-reentrant one, which it
+        # recommends, needs no gradient for the batch (1.13's did).
         def run(x):
-            return checkpoint_sequential(sequential, segments, x)
+            return checkpoint_sequential(sequential, segments, x,
+                                         use_reentrant=False)
     else:
         if method == "default":
             partition = default_partition
@@ -133,7 +132,7 @@ def child(args):
     started = time.perf_counter()
     peak = step_peak(steps, list(model.parameters()))
     seconds = (time.perf_counter() - started) / args.steps
-    result = {"method": method, "peak_bytes": peak,
+    result = {"method": method, "torch": torch.__version__, "peak_bytes": peak,
               "step_seconds": seconds, "warmup_seconds": warmup}
     if report is not None and report.last_report:
         # What one step adds to the process, as measured: the peak without
@@ -161,13 +160,6 @@ def main():
         return child(args)
     from remat.measure import MMAP_ENV
     env = dict(os.environ, **MMAP_ENV)
-    # Debian's default libblas is the reference BLAS, 20x slower than
-    # OpenBLAS on the matmuls here. Where libopenblas0-pthread is installed,
-    # the children load it without changing the system's alternative (which
-    # remat's ILP solver also links).
-    if os.path.exists(os.path.join(OPENBLAS, "libblas.so.3")):
-        env["LD_LIBRARY_PATH"] = ":".join(
-            filter(None, [OPENBLAS, env.get("LD_LIBRARY_PATH")]))
     rows = []
     for method in args.methods.split(","):
         command = [sys.executable, __file__, "--model", args.model,
@@ -180,10 +172,9 @@ def main():
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
         print(json.dumps(rows[-1]), file=sys.stderr)
     eager = next((r for r in rows if r["method"] == "eager"), None)
-    blas = "OpenBLAS" if OPENBLAS in env.get("LD_LIBRARY_PATH", "") else \
-        "the system's BLAS"
+    version = rows[0]["torch"] if rows else "?"
     print(f"\n{args.model}, batch {args.batch}, {args.steps} step(s), "
-          f"{args.threads} threads, {blas}\n")
+          f"{args.threads} threads, PyTorch {version}\n")
     print("| method | measured peak | of eager | step time | remat predicted "
           "(plain -> plan) | predicted overhead |")
     print("|---|---|---|---|---|---|")

@@ -1,51 +1,39 @@
 #!/usr/bin/env bash
-# Installs the Debian bookworm packages remat builds and tests with, and ONNX
-# Runtime's npm package for tools/ort-run; a no-op when they are all present.
+# Installs what remat builds and tests with: Debian bookworm's packages, then
+# the Python packages of requirements.txt in one virtual environment, .venv at
+# the repository's root, made from Debian's python3 (cmake/RematPython.cmake
+# builds and tests with it).
+# A no-op, apart from a few seconds of checks, when everything is there.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(build-essential cmake ninja-build ccache lld clang llvm-14-dev llvm-14-tools
           libclang-rt-14-dev libabsl-dev libfmt-dev libgtest-dev libgmock-dev
           libbenchmark-dev libeigen3-dev librandom123-dev libzip-dev pkg-config
-          libprotobuf-dev libonnx-dev python3 libopenmpi-dev openmpi-bin coinor-libcbc-dev
-          libboost-graph-dev)
-# The Python package and its PyTorch bridge (tools/python), without what they
-# only recommend (libtorch's C++ headers, torchvision's video decoders: minutes
-# of download a fresh machine does not need).
-python_packages=(python3-dev pybind11-dev python3-torch python3-torchvision
-                 python3-networkx)
-missing_from() {
-  local p
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
-  done
-}
-missing=($(missing_from "${packages[@]}"))
-missing_python=($(missing_from "${python_packages[@]}"))
+          libprotobuf-dev libonnx-dev libopenmpi-dev openmpi-bin coinor-libcbc-dev
+          libboost-graph-dev
+          # The Python bridge (tools/python) and the virtual environment.
+          python3 python3-dev python3-venv pybind11-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
-if [ ${#missing[@]} -gt 0 ] || [ ${#missing_python[@]} -gt 0 ]; then
-  $sudo apt-get update -qq
-fi
 if [ ${#missing[@]} -gt 0 ]; then
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}"
-fi
-if [ ${#missing_python[@]} -gt 0 ]; then
+  $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-    "${missing_python[@]}"
+    "${missing[@]}"
 fi
 
-# ONNX Runtime 1.30 for tools/ort-run (remat's second executor). Debian has none:
-# its npm package holds the CPU libonnxruntime.so.1 and the Node binding. Installed
-# from tools/ort-run's lock file into build/ort-run ($ORT_RUN_DIR if set), a no-op
-# when that version is there; --ignore-scripts because the package's postinstall
-# downloads CUDA binaries from outside.
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq nodejs npm
-fi
-root=$(cd "$(dirname "$0")/.." && pwd)
-ort_dir=${ORT_RUN_DIR:-$root/build/ort-run}
-if ! grep -q '"version": "1.30.0"' "$ort_dir/node_modules/onnxruntime-node/package.json" 2>/dev/null; then
-  mkdir -p "$ort_dir"
-  cp "$root/tools/ort-run/package.json" "$root/tools/ort-run/package-lock.json" "$ort_dir/"
-  (cd "$ort_dir" && npm ci --ignore-scripts --no-audit --no-fund)
+# PyTorch 2, ONNX Runtime, onnx and numpy, pinned in requirements.txt. The
+# environment's copy of that file says what it holds: pip runs only when the
+# two differ (PyTorch alone is 5.5 GB; pip takes a minute or two to lay it).
+venv=$root/.venv
+if ! cmp -s "$root/requirements.txt" "$venv/requirements.txt"; then
+  [ -x "$venv/bin/python" ] || /usr/bin/python3 -m venv "$venv"
+  echo "install-deps: installing requirements.txt into $venv"
+  # -qq: pip warns of every index folder that lacks a package; errors still show.
+  "$venv/bin/python" -m pip install -qq --no-input -r "$root/requirements.txt"
+  cp "$root/requirements.txt" "$venv/requirements.txt"
 fi

@@ -15,7 +15,7 @@
 # is too small to hide or made by Shape-like ops), and the plan must save
 # at least 90% of the predicted drop (95% measured; 91% with 12 rounds).
 # Prints the figures.
-# Usage: check-batch-norm-order.sh REMAT ORT_RUN_JS WORK
+# Usage: check-batch-norm-order.sh REMAT ORT_RUN WORK
 set -eu
 remat=$1 ortrun=$2 work=$3
 mkdir -p "$work"
@@ -38,7 +38,7 @@ cmp -s "$work/plan-default.onnx" "$work/plan-hidden.onnx" || { echo "FAIL: the d
 [ -n "$after" ] && [ -n "$floor" ] || { echo "FAIL: no replay line: $(cat "$work/replay.txt")"; exit 1; }
 [ $((after * 100)) -le $((floor * 101)) ] || { echo "FAIL: the hiding stopped at $after bytes, over 1% above the floor $floor"; exit 1; }
 peak() {
-  node "$ortrun" "$work/$1.onnx" --label-range=labels=1000 --json >"$work/$1.json"
+  "$ortrun" "$work/$1.onnx" --label-range=labels=1000 --json >"$work/$1.json"
   field run_peak_bytes "$work/$1.json"
 }
 plain=$(peak plain) unpinned=$(peak unpinned) plan=$(peak plan)

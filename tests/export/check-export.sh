@@ -5,7 +5,7 @@
 # (tools/ort-run) on the same inputs and params (`remat run --dump-feeds`),
 # and compares the loss and every gradient, per tensor, to TOL relative (max
 # abs diff over max abs value). `remat export` gets $EXPORT_ARGS when set.
-# Usage: check-export.sh REMAT COMPARE ORT_RUN_JS WORK TOL "OPT-ARGS" MODEL-ARGS...
+# Usage: check-export.sh REMAT COMPARE ORT_RUN WORK TOL "OPT-ARGS" MODEL-ARGS...
 set -eu
 remat=$1 compare=$2 ortrun=$3 work=$4 tol=$5 opt=$6
 shift 6
@@ -22,6 +22,6 @@ fi
 "$remat" export "$work/train.remat" ${EXPORT_ARGS:-} -o "$work/train.onnx"
 "$remat" run "$work/train.remat" --dump="$work/remat.npz" \
   --dump-feeds="$work/feeds.npz" >/dev/null
-node "$ortrun" "$work/train.onnx" --feeds="$work/feeds.npz" \
+"$ortrun" "$work/train.onnx" --feeds="$work/feeds.npz" \
   --dump="$work/ort.npz" >/dev/null
 "$compare" "$work/ort.npz" "$work/remat.npz" "$tol"

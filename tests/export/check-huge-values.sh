@@ -7,26 +7,16 @@
 # ONNX Runtime or its gradients were NaN. Exported with idle buffers hidden
 # (the default, whose Reshapes add a zero to dims) and without; loss and
 # gradients must equal remat's executor on the same values to 1e-5.
-# Usage: check-huge-values.sh REMAT COMPARE ORT_RUN_JS CHAIN.remat WORK
+# Usage: check-huge-values.sh REMAT COMPARE ORT_RUN PYTHON CHAIN.remat WORK
 set -eu
-remat=$1 compare=$2 ortrun=$3 chain=$4 work=$5
+remat=$1 compare=$2 ortrun=$3 python=$4 chain=$5 work=$6
 mkdir -p "$work"
 export MALLOC_MMAP_THRESHOLD_=65536
-# f32[4] .npy files, written by node (which runs ONNX Runtime anyway).
+# f32[4] .npy files, written by the Python that runs ort-run.
 npy() {
-  node -e '
-    const [path, ...values] = process.argv.slice(1);
-    let header = "{\"descr\": \"<f4\", \"fortran_order\": False, \"shape\": (" +
-                 values.length + ",), }";
-    header = header.replace(/"/g, "\x27");
-    header += " ".repeat((64 - (10 + header.length + 1) % 64) % 64) + "\n";
-    const head = Buffer.alloc(10);
-    Buffer.from([0x93]).copy(head, 0); head.write("NUMPY", 1, "latin1");
-    head[6] = 1; head[7] = 0; head.writeUInt16LE(header.length, 8);
-    const data = Buffer.alloc(4 * values.length);
-    values.forEach((v, i) => data.writeFloatLE(Number(v), 4 * i));
-    require("fs").writeFileSync(path, Buffer.concat([head, Buffer.from(header, "latin1"), data]));
-  ' "$@"
+  "$python" -c '
+import sys, numpy as np
+np.save(sys.argv[1], np.array([float(v) for v in sys.argv[2:]], np.float32))' "$@"
 }
 npy "$work/x.npy" 1e20 0.5 -0.3 2.0
 npy "$work/w.npy" 1.0 0.7 1.3 -0.4
@@ -37,7 +27,7 @@ npy "$work/w.npy" 1.0 0.7 1.3 -0.4
 for hide in 1000 0; do
   "$remat" export "$work/train.remat" --pinned-node-bytes=0 \
     --hide-idle-buffers=$hide -o "$work/train-$hide.onnx"
-  node "$ortrun" "$work/train-$hide.onnx" --feeds="$work/x.npy" \
+  "$ortrun" "$work/train-$hide.onnx" --feeds="$work/x.npy" \
     --params="$work/w.npy" --dump="$work/ort-$hide.npz" >/dev/null
   "$compare" "$work/ort-$hide.npz" "$work/remat.npz" 1e-5
 done

@@ -10,7 +10,7 @@
 # (GPT-2: 205 MB; docs/benchmarks.md). The pins must lower plain autodiff's
 # peak by at least half the logits' bytes (16.2 MB measured). Prints the
 # figures.
-# Usage: check-transformer-order.sh REMAT ORT_RUN_JS WORK
+# Usage: check-transformer-order.sh REMAT ORT_RUN WORK
 set -eu
 remat=$1 ortrun=$2 work=$3
 mkdir -p "$work"
@@ -25,7 +25,7 @@ field() { sed -n "s/^ *\"$1\": \\([0-9]*\\),*\$/\\1/p" "$2"; }
 "$remat" export "$work/plain.remat" --hide-idle-buffers=0 \
   --pinned-node-bytes=1000000000000 -o "$work/unpinned.onnx"
 peak() {
-  node "$ortrun" "$work/$1.onnx" --label-range=labels=$vocab,tokens=$vocab \
+  "$ortrun" "$work/$1.onnx" --label-range=labels=$vocab,tokens=$vocab \
     --json >"$work/$1.json"
   field run_peak_bytes "$work/$1.json"
 }

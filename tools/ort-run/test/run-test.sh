@@ -1,49 +1,54 @@
 #!/bin/sh
 # ort-run's self-check: runs the checked-in PyTorch exports on ONNX Runtime.
 #
-#   sh tools/ort-run/test/run-test.sh ORT_RUN_DIR [REMAT_COMPARE_ARRAYS]
+#   sh tools/ort-run/test/run-test.sh ORT_RUN PYTHON [REMAT_COMPARE_ARRAYS]
 #
-# ORT_RUN_DIR is the folder whose node_modules holds onnxruntime-node
-# (build/ort-run after scripts/install-deps.sh). With remat-compare-arrays, each
+# ORT_RUN is the command (build/bin/ort-run), PYTHON the interpreter that runs
+# it, with numpy and onnx (.venv/bin/python). With remat-compare-arrays, each
 # export's output `y` is also compared with PyTorch's (the `y` of its
 # .expected.npz; the rest of that file is remat's training outputs, which a
 # forward run does not produce). Prints one line per check; exits 1 on the first
 # failure.
 set -eu
 
-[ $# -ge 1 ] || { echo "usage: run-test.sh ORT_RUN_DIR [REMAT_COMPARE_ARRAYS]" >&2; exit 2; }
-ORT_RUN_DIR=$(cd "$1" && pwd)
-compare=${2:-}
+[ $# -ge 2 ] || { echo "usage: run-test.sh ORT_RUN PYTHON [REMAT_COMPARE_ARRAYS]" >&2; exit 2; }
+runner=$1 python=$2
+compare=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
-runner="$here/../ort-run.js"
 fixtures="$here/../../../tests/onnx/fixtures"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/tmp"
 # ORT's own profile files go to TMPDIR: the check below finds none left there.
-export ORT_RUN_DIR MALLOC_MMAP_THRESHOLD_=65536 TMPDIR="$work/tmp"
+export MALLOC_MMAP_THRESHOLD_=65536 TMPDIR="$work/tmp"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 pass() { echo "ok: $*"; }
 
-# node -e SCRIPT ARGS: a check written in JavaScript, exit status 1 on failure.
-check_js() { script=$1; shift; node -e "$script" "$@" || fail "$script $*"; }
+# python -c SCRIPT ARGS: a check written in Python, whose `ok` must be true.
+check_py() {
+  script=$1; shift
+  "$python" -c "import json, sys, numpy as np
+$script
+sys.exit(0 if ok else 1)" "$@" || fail "$script $*"
+}
 
 # A .npy file as np.save writes it: magic, version 1.0, a dict header padded to
 # 64 bytes and ended by a newline, then the data.
 check_npy() {
-  check_js '
-    const b = require("fs").readFileSync(process.argv[1]);
-    const n = b.readUInt16LE(8), h = b.toString("latin1", 10, 10 + n);
-    const ok = b.toString("latin1", 0, 8) === "\x93NUMPY\x01\x00" && (10 + n) % 64 === 0 &&
-      /^\{.descr.: .[<|][fib][1248]., .fortran_order.: False, .shape.: \([0-9, ]*\), \} *\n$/.test(h);
-    process.exit(ok ? 0 : 1);' "$1"
+  check_py '
+import re
+b = open(sys.argv[1], "rb").read()
+n = int.from_bytes(b[8:10], "little")
+h = b[10:10 + n].decode("latin1")
+ok = b[:8] == b"\x93NUMPY\x01\x00" and (10 + n) % 64 == 0 and re.fullmatch(
+    r"\{.descr.: .[<|][fib][1248]., .fortran_order.: False, .shape.: \([0-9, ]*\), \} *\n", h)' "$1"
 }
 
 # Text mode, --dump to an archive and to a folder, on every export.
 for model in "$fixtures"/*.onnx; do
   name=$(basename "$model" .onnx)
-  node "$runner" "$model" --feeds="$fixtures/$name.feeds.npz" --steps=2 \
+  "$runner" "$model" --feeds="$fixtures/$name.feeds.npz" --steps=2 \
     --dump="$work/$name.npz" >"$work/out.txt" 2>"$work/err.txt" || fail "$name: $(cat "$work/err.txt")"
   grep -q '^  y: float32\[' "$work/out.txt" || fail "$name: no output y in $(cat "$work/out.txt")"
   grep -q 'ms per step (median)' "$work/out.txt" || fail "$name: no time per step"
@@ -60,54 +65,60 @@ model="$fixtures/tiny-resnet-eval-op17.onnx"
 feeds="$fixtures/tiny-resnet-eval-op17.feeds.npz"
 
 # --json has the documented fields; --dump=DIR writes DIR/y.npy.
-node "$runner" "$model" --feeds="$feeds" --json --dump="$work/dir" >"$work/out.json" 2>/dev/null
-check_js '
-  const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  const fields = ["model", "steps", "seconds_per_step", "peak_rss_bytes", "baseline_rss_bytes", "run_peak_bytes"];
-  const ok = fields.every((f) => f in r) && r.steps === 1 && r.seconds_per_step > 0 &&
-    r.peak_rss_bytes >= r.baseline_rss_bytes && r.run_peak_bytes === r.peak_rss_bytes - r.baseline_rss_bytes &&
-    r.outputs.length === 1 && r.outputs[0].name === "y" && r.outputs[0].type === "float32" &&
-    r.outputs[0].shape.join("x") === "2x5" && r.outputs[0].l2 > 0;
-  process.exit(ok ? 0 : 1);' "$work/out.json"
+"$runner" "$model" --feeds="$feeds" --json --dump="$work/dir" >"$work/out.json" 2>/dev/null
+check_py '
+r = json.load(open(sys.argv[1]))
+fields = ["model", "steps", "seconds_per_step", "peak_rss_bytes", "baseline_rss_bytes",
+          "run_peak_bytes"]
+o = r["outputs"]
+ok = all(f in r for f in fields) and r["steps"] == 1 and r["seconds_per_step"] > 0 and \
+  r["peak_rss_bytes"] >= r["baseline_rss_bytes"] and \
+  r["run_peak_bytes"] == r["peak_rss_bytes"] - r["baseline_rss_bytes"] and \
+  len(o) == 1 and o[0]["name"] == "y" and o[0]["type"] == "float32" and \
+  o[0]["shape"] == [2, 5] and o[0]["l2"] > 0' "$work/out.json"
 check_npy "$work/dir/y.npy"
 pass "--json and --dump=DIR"
 
-# --arena=on: ONNX Runtime's own arena gives the same output, bit for bit.
-node "$runner" "$model" --feeds="$feeds" --arena=on --dump="$work/arena" >/dev/null 2>&1
+# --arena=on: ONNX Runtime's own arena gives the same output, bit for bit;
+# an archive of the same values has the same bytes.
+"$runner" "$model" --feeds="$feeds" --arena=on --dump="$work/arena" >/dev/null 2>&1
 cmp -s "$work/dir/y.npy" "$work/arena/y.npy" || fail "--arena=on changed the output"
-pass "--arena=on"
+"$runner" "$model" --feeds="$feeds" --dump="$work/again.npz" >/dev/null 2>&1
+cmp -s "$work/tiny-resnet-eval-op17.npz" "$work/again.npz" || fail "two dumps differ"
+pass "--arena=on, the same archive twice"
 
 # --profile: one cost and first start per node, sorted by name, and no ORT
 # profile file left.
-node "$runner" "$model" --feeds="$feeds" --steps=3 --profile="$work/costs.json" >/dev/null 2>&1
-check_js '
-  const {nodes} = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-  const names = nodes.map((n) => n.name);
-  const ok = nodes.length > 0 && names.every((n, i) => i === 0 || names[i - 1] < n) &&
-    nodes.every((n) => typeof n.op_type === "string" && n.seconds >= 0 &&
-                       n.first_start >= 0 && n.first_start < 60) &&
-    nodes.some((n) => n.op_type === "Conv");
-  process.exit(ok ? 0 : 1);' "$work/costs.json"
+"$runner" "$model" --feeds="$feeds" --steps=3 --profile="$work/costs.json" >/dev/null 2>&1
+check_py '
+nodes = json.load(open(sys.argv[1]))["nodes"]
+names = [n["name"] for n in nodes]
+ok = nodes and all(a < b for a, b in zip(names, names[1:])) and \
+  all(isinstance(n["op_type"], str) and n["seconds"] >= 0 and 0 <= n["first_start"] < 60
+      for n in nodes) and any(n["op_type"] == "Conv" for n in nodes)' "$work/costs.json"
 [ -z "$(ls "$work/tmp")" ] || fail "--profile left $(ls "$work/tmp")"
 pass "--profile"
 
 # The hand-made model: int64, bool and float64 inputs, a filled one with
 # --label-range, an initializer left unfed, output names holding '/'.
-node "$here/make-model.js" "$work/m.onnx"
-node "$runner" "$work/m.onnx" --label-range=labels=3 --dump="$work/m" --json >"$work/m.json"
+"$python" "$here/make_model.py" "$work/m.onnx"
+"$runner" "$work/m.onnx" --label-range=labels=3 --dump="$work/m" --json >"$work/m.json"
 for f in out_labels mask_not w_scaled; do check_npy "$work/m/$f.npy"; done
-check_js '
-  const r = require(process.argv[1]);
-  const labels = r.readArrays(process.argv[2] + "/out_labels.npy").get("out_labels").data;
-  const mask = r.readArrays(process.argv[2] + "/mask_not.npy").get("mask_not").data;
-  process.exit(labels.every((l) => l >= 0n && l < 3n) && new Set(labels).size > 1 &&
-               mask.every((m) => m === 1) ? 0 : 1);' "$runner" "$work/m"
-pass "dtypes, --label-range, names with '/'"
+check_py '
+labels = np.load(sys.argv[1] + "/out_labels.npy")
+mask = np.load(sys.argv[1] + "/mask_not.npy")
+w = np.load(sys.argv[1] + "/w_scaled.npy")
+# The fill of the former Node.js runner (its hash, in JavaScript doubles).
+w_js = [[0.56794317759122093, -0.32993616304688045], [0.71228515286302962, 0.30011281136837742]]
+ok = labels.dtype == np.int64 and labels.tolist() == [0, 0, 2, 1, 1, 2] and \
+  mask.dtype == bool and mask.all() and w.dtype == np.float64 and \
+  np.abs(w - w_js).max() <= 1e-16' "$work/m"
+pass "dtypes, --label-range, the fill's values, names with '/'"
 
 # Errors: one line on stderr, exit status 1.
 expect_error() {
   pattern=$1; shift
-  if node "$runner" "$@" >/dev/null 2>"$work/err.txt"; then fail "no error from $*"; fi
+  if "$runner" "$@" >/dev/null 2>"$work/err.txt"; then fail "no error from $*"; fi
   [ "$(wc -l <"$work/err.txt")" -eq 1 ] || fail "not one line: $(cat "$work/err.txt")"
   grep -q "^ort-run: error: .*$pattern" "$work/err.txt" || fail "expected '$pattern': $(cat "$work/err.txt")"
 }
@@ -121,9 +132,20 @@ expect_error "has type float32\[10,4,32\], but input 'x' is float32\[N,3,16,16\]
 expect_error 'Protobuf parsing failed' "$fixtures/MANIFEST.json"
 expect_error "x=2x3x16x1 does not fit input 'x'" "$model" --input-shape=x=2x3x16x1
 expect_error "arrays may not be given twice" "$model" --feeds="$feeds" --params="$feeds"
+expect_error "--opt-level: expected one of default, disabled" "$model" --opt-level=most
+expect_error "expected a .npy or .npz file" "$model" --feeds="$fixtures/MANIFEST.json"
+head -c 100 "$work/dir/y.npy" >"$work/y.npy"
+expect_error "y.npy: not a valid .npy file: EOF" "$model" --feeds="$work/y.npy"
+cp "$fixtures/MANIFEST.json" "$work/bad.npz"
+expect_error "bad.npz: not an .npz (zip) archive" "$model" --feeds="$work/bad.npz"
+"$python" -c 'import sys, numpy as np; np.save(sys.argv[1], np.zeros((2, 2), ">f8"))' "$work/w.npy"
+expect_error "unsupported dtype '>f8'" "$work/m.onnx" --feeds="$work/w.npy"
+"$python" -c 'import sys, numpy as np; np.save(sys.argv[1], np.zeros((2, 2), "f4"))' "$work/w.npy"
+expect_error "array 'w': has type float32\[2,2\], but input 'w' is float64\[2,2\]" \
+  "$work/m.onnx" --feeds="$work/w.npy"
 pass "errors"
 
 # Without MALLOC_MMAP_THRESHOLD_, a warning says why the peak may overstate.
-env -u MALLOC_MMAP_THRESHOLD_ node "$runner" "$model" --feeds="$feeds" 2>&1 >/dev/null |
+env -u MALLOC_MMAP_THRESHOLD_ "$runner" "$model" --feeds="$feeds" 2>&1 >/dev/null |
   grep -q 'warning: MALLOC_MMAP_THRESHOLD_ is not set' || fail "no MALLOC_MMAP_THRESHOLD_ warning"
 pass "MALLOC_MMAP_THRESHOLD_ warning"

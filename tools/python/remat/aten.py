@@ -5,9 +5,14 @@ FLOPs count multiply-adds as two and one per element elsewhere
 (docs/torch.md, "The op table"). An op the table does not know is planned
 conservatively: never recomputed, its FLOPs its output elements, with one
 warning naming it.
+
+The rules read the call's arguments with every tensor replaced by its shape
+(remat/fx.py passes them so).
 """
 
 import math
+
+import torch
 
 # Results that alias their first tensor operand (no new storage). An op
 # with several results (`split`) is planned as an op with new ones, each its
@@ -18,26 +23,38 @@ VIEWS = frozenset("""
     unfold unsqueeze unsafe_split view view_as
 """.split())
 
-# Ops whose rerun draws other numbers: never recomputed.
+# Ops whose rerun draws other numbers: never recomputed. PyTorch 2 also
+# tags them `nondeterministic_seeded`.
 RANDOM = frozenset("""
     bernoulli native_dropout normal rand rand_like randint randint_like randn
     randn_like uniform
 """.split())
 
-# Ops with an effect besides their results: batch norm updates the running
-# statistics it is given.
+# Attention ops, random only with dropout: the position of `dropout_p`.
+_ATTENTION_DROPOUT = {"_scaled_dot_product_flash_attention_for_cpu": 3}
+
+# Batch norm's running statistics, by position. In training mode a batch
+# norm reads them only to make the new running statistics, which the
+# backward's batch norm reads and, in training, ignores.
+_RUNNING_STATS = {"_native_batch_norm_legit_functional": (3, 4)}
+
+# Ops with an effect their schema does not declare: `native_batch_norm`
+# writes the running statistics it is given. PyTorch 2's joint graphs are
+# functional (`_native_batch_norm_legit_functional` returns the new
+# statistics instead); should the old op appear, it is never recomputed.
 STATEFUL = frozenset(["native_batch_norm"])
 
 # One FLOP per element of the (largest) output.
 ELEMENTWISE = frozenset("""
     _to_copy abs add addcmul clamp clamp_max clamp_min clone cos div eq erf
-    exp expm1 fill full full_like ge gelu gelu_backward gt hardswish
+    exp expm1 fill flip full full_like ge gelu gelu_backward gt hardswish
     hardswish_backward hardtanh hardtanh_backward le leaky_relu
     leaky_relu_backward log log1p logical_not lt masked_fill maximum minimum
-    mul ne neg new_empty new_full new_ones new_zeros ones ones_like pow
-    reciprocal relu rsqrt rsub scalar_tensor sigmoid sigmoid_backward sign
-    silu silu_backward sin sqrt sub tanh tanh_backward threshold
-    threshold_backward where zeros zeros_like
+    mul native_dropout_backward ne neg new_empty new_full new_ones new_zeros
+    ones ones_like pow reciprocal relu rsqrt rsub scalar_tensor
+    select_backward sigmoid sigmoid_backward sign silu silu_backward sin
+    slice_backward sqrt sub tanh tanh_backward threshold threshold_backward
+    where zeros zeros_like
 """.split())
 
 # One FLOP per element of the first tensor operand (reductions, gathers).
@@ -76,8 +93,27 @@ def _pool(inputs, outputs, args):
     return numel(outputs[0]) * numel(args[1])
 
 
+def _attention(query, key, value, causal, backward):
+    """Attention over `query` (..., L, E), `key` (..., S, E) and `value`
+    (..., S, Ev): the scores and their product with the values,
+    2 * L * S * (E + Ev) per batch and head, and 5 per score for the softmax.
+    The backward computes the scores again and the gradients of the values,
+    of the probabilities, of the query and of the key:
+    2 * L * S * (3E + 2Ev), and 5 per score. A causal mask halves both."""
+    *batch, length, width = query
+    scores = numel(batch) * length * key[-2]
+    matmuls = 3 * width + 2 * value[-1] if backward else width + value[-1]
+    total = scores * (2 * matmuls + 5)
+    return total // 2 if causal else total
+
+
+def _arg(args, index, default):
+    return args[index] if len(args) > index else default
+
+
 # Rules that read shapes (`inputs`, `outputs`: the shapes of the tensor
-# operands and results) and, where needed, the call's arguments.
+# operands and results) and, where needed, the call's arguments (`a`, each
+# tensor its shape).
 _RULES = {
     "mm": lambda i, o, a: _matmul(i, o, 0),
     "bmm": lambda i, o, a: _matmul(i, o, 0),
@@ -92,6 +128,10 @@ _RULES = {
     "_adaptive_avg_pool2d": lambda i, o, a: numel(i[0]),
     "_adaptive_avg_pool2d_backward": lambda i, o, a: numel(i[0]),
     "native_batch_norm": lambda i, o, a: 8 * numel(i[0]),
+    "_native_batch_norm_legit": lambda i, o, a: 8 * numel(i[0]),
+    "_native_batch_norm_legit_functional": lambda i, o, a: 8 * numel(i[0]),
+    # Evaluation mode: the statistics are given.
+    "_native_batch_norm_legit_no_training": lambda i, o, a: 4 * numel(i[0]),
     "native_batch_norm_backward": lambda i, o, a: 12 * numel(i[1]),
     "native_layer_norm": lambda i, o, a: 8 * numel(i[0]),
     "native_layer_norm_backward": lambda i, o, a: 12 * numel(i[1]),
@@ -99,6 +139,10 @@ _RULES = {
     "_log_softmax": lambda i, o, a: 5 * numel(i[0]),
     "_softmax_backward_data": lambda i, o, a: 3 * numel(i[0]),
     "_log_softmax_backward_data": lambda i, o, a: 3 * numel(i[0]),
+    "_scaled_dot_product_flash_attention_for_cpu": lambda i, o, a: _attention(
+        a[0], a[1], a[2], _arg(a, 4, False), backward=False),
+    "_scaled_dot_product_flash_attention_for_cpu_backward":
+        lambda i, o, a: _attention(a[1], a[2], a[3], a[7], backward=True),
 }
 
 
@@ -123,24 +167,44 @@ def is_view(target):
     return op_name(target) in VIEWS
 
 
-def may_recompute(target):
-    """Whether the table knows the op and it may run twice."""
+def is_random(target, args=()):
+    """Whether the call draws random numbers."""
     name = op_name(target)
-    if name is None or name in RANDOM or mutates(target):
-        return False
-    return name in VIEWS or name in ELEMENTWISE or \
+    if name in _ATTENTION_DROPOUT:
+        return _arg(args, _ATTENTION_DROPOUT[name], 0.0) != 0
+    return name in RANDOM or \
+        torch.Tag.nondeterministic_seeded in getattr(target, "tags", ())
+
+
+def running_stats(target, args):
+    """The positions of the running statistics a training-mode batch norm
+    reads only to update them; () for any other call."""
+    name = op_name(target)
+    if name in _RUNNING_STATS and _arg(args, 5, False):
+        return _RUNNING_STATS[name]
+    return ()
+
+
+def must_not_rerun(target, args=()):
+    """Whether a second run of the call would change the step: it draws
+    random numbers, writes an operand or has an effect its schema hides."""
+    return op_name(target) in STATEFUL or is_random(target, args) or \
+        mutates(target)
+
+
+def may_recompute(target, args=()):
+    """Whether the table knows the op and the call may run twice (or not
+    at all, when nothing reads it)."""
+    name = op_name(target)
+    known = name in VIEWS or name in ELEMENTWISE or \
         name in PER_INPUT_ELEMENT or name in _RULES
-
-
-def is_pure(target):
-    """Whether the op's only effect is its results: a call nothing reads
-    may go."""
-    return may_recompute(target) and op_name(target) not in STATEFUL
+    return known and not must_not_rerun(target, args)
 
 
 def flops(target, args, inputs, outputs):
-    """The FLOPs of one call; `inputs` and `outputs` are the shapes of its
-    tensor operands and results. Unknown ops: their output elements."""
+    """The FLOPs of one call; `args` are its arguments, each tensor its
+    shape, and `inputs` and `outputs` the shapes of its tensor operands and
+    results. Unknown ops: their output elements."""
     name = op_name(target)
     if name in VIEWS:
         return 0

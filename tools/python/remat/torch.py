@@ -13,16 +13,19 @@ import torch.fx
 
 from . import _remat
 from . import fx as _fx
+from . import modules as _modules
 from . import timing as _timing
 
 
 class _ListInputs(torch.fx.graph.CodeGen):
     """Generates `forward(self, args)`, which takes its inputs as one list
     and empties it: each input is then held by the generated code alone,
-    which drops it after its last use."""
+    which drops it after its last use. (PyTorch 2 has such a generator,
+    torch.fx.graph._BoxedCodeGen, but private.)"""
 
-    def gen_fn_def(self, free_vars, maybe_return_annotation):
-        names = [v for v in free_vars if v != "self"]
+    def gen_fn_def(self, free_vars, maybe_return_annotation, **_options):
+        # A free variable may carry a type annotation: `x: "f32[4]"`.
+        names = [v.split(":")[0].strip() for v in free_vars if v != "self"]
         head = f"def forward(self, args){maybe_return_annotation}:"
         if not names:
             return head
@@ -31,11 +34,14 @@ class _ListInputs(torch.fx.graph.CodeGen):
 
 def boxed_compiler(graph_module, _example_inputs):
     """A compiler for AOT Autograd that runs `graph_module` as it is and
-    frees each input after its last use. AOT Autograd in PyTorch 1.13 hands
-    the backward its saved tensors in a list it lets the compiled function
-    empty; functorch's `make_boxed_func` keeps the list, and so every saved
-    tensor, until the backward returns. remat's plans assume a saved tensor
-    is freed after its last reader, as this compiler does."""
+    frees each input after its last use. AOT Autograd in PyTorch 2 hands the
+    backward its saved tensors and tangents in one list that the compiled
+    function may empty (`call_func_at_runtime_with_args(...,
+    steal_args=True)`), having dropped its own references
+    (`ctx.maybe_clear_saved_tensors()`, torch/_functorch/_aot_autograd/
+    runtime_wrappers.py); functorch's `make_boxed_func` keeps the list, and
+    so every saved tensor, until the backward returns. remat's plans assume
+    a saved tensor is freed after its last reader, as this compiler does."""
     graph_module.graph.set_codegen(_ListInputs())
     graph_module.recompile()
 
@@ -70,11 +76,16 @@ class Partition:
         self.last_report = None
         self.last_joint = None
 
-    def __call__(self, joint_module, joint_inputs):
+    def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs=None,
+                 static_lifetime_input_indices=None, **_options):
+        """PyTorch 2's partition-function call (remat/aot.py). The primals
+        live through the whole step in every plan, so inputs of static
+        lifetime (`static_lifetime_input_indices`) need nothing more;
+        options of later PyTorch versions are ignored."""
         nanoseconds = None
         if self.costs == "measured":
             nanoseconds = _timing.node_nanoseconds(joint_module, joint_inputs)
-        joint = _fx.JointGraph(joint_module, nanoseconds)
+        joint = _fx.JointGraph(joint_module, num_fwd_outputs, nanoseconds)
         self.last_joint = joint.text
         # Measured `cost` attributes are nanoseconds: the report's costs and
         # overhead then count time.
@@ -83,7 +94,7 @@ class Partition:
             budget=self.budget,
             cost_unit="flops" if nanoseconds is None else "ns")
         self.last_report = json.loads(planned["report"])
-        return _fx.build_modules(joint, planned, self.placement)
+        return _modules.build_modules(joint, planned, self.placement)
 
 
 def partition(budget=None, planner="auto", placement="schedule",
@@ -96,9 +107,10 @@ def partition(budget=None, planner="auto", placement="schedule",
 
     `placement="schedule"` (the default) runs the backward in remat's
     schedule: each recomputed value just before its first reader.
-    `placement="start"` keeps the plan's saved values but lets functorch
-    extract the backward, which recomputes everything at its start: the
-    comparison docs/torch.md measures.
+    `placement="start"` keeps the plan's saved values but extracts the
+    backward in the joint graph's order, as PyTorch's partitioners do: it
+    recomputes everything at its start, the comparison docs/torch.md
+    measures.
 
     `costs="flops"` (the default) plans with remat/aten.py's FLOPs;
     `costs="measured"` runs the joint graph when it is traced, timing

@@ -2,13 +2,15 @@
 gradients against eager PyTorch's at every budget."""
 
 import copy
+import pathlib
+import re
 import unittest
 import warnings
 
 import torch
 import torch.nn as nn
 import torchvision
-from functorch.compile import aot_module, default_partition
+from functorch.compile import aot_function, aot_module
 
 import remat.torch
 
@@ -87,10 +89,11 @@ class PartitionTest(unittest.TestCase):
         torch.manual_seed(0)
         model, inputs = MODELS[name]()
         model.train()
-        loss, grads, _ = _step(model, inputs)
-        # AOT Autograd's tracing in 1.13 runs batch norms too: the running
-        # statistics to compare with are those of PyTorch's own partition.
-        _, _, buffers = _step(model, inputs, default_partition)
+        # AOT Autograd in PyTorch 2 traces with FakeTensors, so tracing
+        # leaves the running statistics alone (1.13 ran the batch norms, and
+        # this test compared with default_partition's): eager's buffers are
+        # the ones to match.
+        loss, grads, buffers = _step(model, inputs)
         recomputed = 0
         for budget in budgets:
             with self.subTest(model=name, budget=budget):
@@ -100,11 +103,16 @@ class PartitionTest(unittest.TestCase):
                     warnings.simplefilter("always")
                     got_loss, got_grads, got_buffers = _step(model, inputs,
                                                              partition)
-                # The table knows every op of these models: none is pinned.
+                # The table knows every op of these models: none is pinned
+                # but batch norm's count of batches, whose increment reads
+                # a buffer the step updates (remat/aot.py).
                 unknown = [str(w.message) for w in caught
                            if "no entry" in str(w.message)]
                 self.assertEqual(unknown, [])
-                self.assertNotIn("recompute = false", partition.last_joint)
+                pinned = [line for line in partition.last_joint.splitlines()
+                          if "recompute = false" in line and
+                          '"aten.add.Tensor", types = "i64[]"' not in line]
+                self.assertEqual(pinned, [])
                 report = partition.last_report
                 self.assertIsNotNone(report)
                 self.assertEqual(report["cost_unit"],
@@ -138,8 +146,8 @@ class PartitionTest(unittest.TestCase):
         self.check_model("transformer")
 
     def test_measured_costs(self):
-        # Timing the joint graph runs its batch norms on copies: the
-        # running statistics still equal default_partition's, bit for bit.
+        # Timing runs the joint graph, which returns new running statistics
+        # rather than writing them: they still equal eager's, bit for bit.
         self.check_model("resnet18", ["40%"], costs="measured")
         self.check_model("transformer", ["40%"], costs="measured")
 
@@ -228,6 +236,45 @@ class PartitionTest(unittest.TestCase):
             budget="20%", placement="start"))
         for key, grad in grads.items():
             self.assertLessEqual(_relative_error(got[key], grad), 1e-6, key)
+
+    def test_aot_function_and_unknown_options(self):
+        # A partition function PyTorch calls with options it does not
+        # know yet still plans; aot_function passes the same contract.
+        partition = remat.torch.partition(budget="40%")
+
+        def later_pytorch(joint, inputs, **options):
+            return partition(joint, inputs, some_later_option=True, **options)
+
+        weight = torch.randn(16, 16, requires_grad=True)
+
+        def f(x, w):
+            for _ in range(4):
+                x = torch.tanh(x @ w)
+            return x
+
+        x = torch.randn(32, 16)
+        f(x, weight).sum().backward()
+        expected, weight.grad = weight.grad, None
+        compiled = aot_function(f, fw_compiler=remat.torch.boxed_compiler,
+                                bw_compiler=remat.torch.boxed_compiler,
+                                partition_fn=later_pytorch)
+        compiled(x, weight).sum().backward()
+        self.assertIsNotNone(partition.last_report)
+        self.assertLessEqual(_relative_error(weight.grad, expected), 1e-6)
+
+
+class PackageTest(unittest.TestCase):
+
+    def test_no_private_import(self):
+        # Private modules of PyTorch change between releases: remat reads
+        # the joint graph's conventions itself (remat/aot.py).
+        private = re.compile(r"^\s*(from|import)\s+(torch|functorch)"
+                             r"(\.\w+)*\._")
+        package = pathlib.Path(remat.torch.__file__).parent
+        for source in sorted(package.glob("*.py")):
+            for number, line in enumerate(source.read_text().splitlines(), 1):
+                with self.subTest(file=source.name, line=number):
+                    self.assertIsNone(private.match(line), line)
 
 
 class PartitionErrorTest(unittest.TestCase):

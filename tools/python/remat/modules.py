@@ -1,0 +1,230 @@
+"""remat's planned graph back as the forward and backward `fx.GraphModule`s
+AOT Autograd runs.
+
+The planned graph comes in remat's schedule. Everything before its first
+tangent is the forward module; the rest, copies of forward ops included, is
+the backward module, in that order. The forward returns its outputs, then
+exactly the values of its part that the backward reads (the saved tensors);
+the backward takes those, then the tangents (remat/aot.py, the layout
+PyTorch 2 expects).
+"""
+
+import operator
+
+import torch
+import torch.fx as fx
+from torch.fx.node import map_arg
+
+from . import aot
+from . import aten
+
+
+class _Emitter:
+    """Emits planned ops into one fx.Graph, mapping remat's values to its
+    nodes (`env`)."""
+
+    def __init__(self, joint_graph, graph, env, origin):
+        self.jg = joint_graph
+        self.graph = graph
+        self.env = env
+        # The original value of every value emitted.
+        self.origin = origin
+
+    def emit(self, op):
+        kind, results = op["kind"], op["results"]
+        if kind == "stop_gradient":
+            self.env[results[0]] = self.env[op["operands"][0]]
+            self.origin[results[0]] = self.origin[op["operands"][0]]
+            return
+        if kind not in ("extern", "extern_view"):
+            raise ValueError(f"remat: the planned graph has a '{kind}' op "
+                             f"(%{results[0]}), which PyTorch cannot run")
+        original = self.jg.nodes[op["node"]]
+        mapping = {i: self.env[v] for i, v in
+                   zip(self.jg.operands[op["node"]], op["operands"])}
+        args = map_arg(original.args, mapping.__getitem__)
+        kwargs = map_arg(original.kwargs, mapping.__getitem__)
+        originals = self.jg.results_of[op["node"]]
+        self.origin.update(zip(results, originals))
+        # The graph is functional: a copy computes what the original did
+        # (a batch norm's in the backward, from _stand_in statistics).
+        call = aot.copy_meta(
+            self.graph.call_function(original.target, args, kwargs), original)
+        indices = self.jg.tuple_indices.get(op["node"])
+        if indices is None:
+            self.env[results[0]] = call
+            return
+        for value, index, name in zip(results, indices, originals):
+            self.env[value] = aot.copy_meta(
+                self.graph.call_function(operator.getitem, (call, index)),
+                self.jg.nodes[name])
+
+
+def build_modules(joint_graph, planned, placement="schedule"):
+    """The forward and backward modules of `planned` (what
+    `remat._remat.plan_training_graph` returned for `joint_graph.text`).
+    With `placement="start"` the forward saves the same values but both
+    modules are extracted from the joint graph in its order, as PyTorch's
+    partitioners do: the backward recomputes at its start, each value once.
+    For comparison."""
+    jg = joint_graph
+    ops = planned["ops"]
+    split = next(i for i, op in enumerate(ops)
+                 if op["kind"] == "extern" and op["node"] in jg.tangent_names)
+    # The forward's outputs are what the first tangent reads (copies, it
+    # may be); the gradients are the planned graph's outputs.
+    fw_values = iter(ops[split]["operands"])
+    fw_outputs = [next(fw_values) if isinstance(o, fx.Node) else o
+                  for o in jg.fwd_outputs]
+    final = dict(zip(jg.output_values, planned["outputs"]))
+    grads = [final[jg.value_of[g]] if isinstance(g, fx.Node) else g
+             for g in jg.bwd_outputs]
+    backward = _live(ops[split:], grads, jg.tangent_names)
+
+    fw_graph, fw_env = fx.Graph(), {}
+    for primal in jg.primals:
+        fw_env[primal.name] = aot.copy_meta(
+            fw_graph.placeholder(primal.name), primal)
+    origin = {p.name: p.name for p in jg.primals}
+    emitter = _Emitter(jg, fw_graph, fw_env, origin)
+    for op in ops[:split]:
+        if op["kind"] not in ("param", "input"):
+            emitter.emit(op)
+    saved = _saved_values(jg, backward, grads, list(fw_env), origin)
+    if placement == "start":
+        return _extract_at_start(
+            jg, list(dict.fromkeys(jg.nodes[origin[v]] for v in saved)))
+    # Values that are one node (a stop_gradient's and its operand's) are
+    # saved once.
+    fw_graph.output(tuple(
+        [fw_env[v] if isinstance(v, str) else v for v in fw_outputs] +
+        list(dict.fromkeys(fw_env[v] for v in saved))))
+
+    bw_graph, bw_env = fx.Graph(), {}
+    placeholder_of = {}
+    for value in saved:
+        node = fw_env[value]
+        if node not in placeholder_of:
+            placeholder_of[node] = aot.copy_meta(
+                bw_graph.placeholder(_placeholder_name(value)),
+                jg.nodes[origin[value]])
+        bw_env[value] = placeholder_of[node]
+    for tangent in jg.tangents:
+        bw_env[tangent.name] = aot.copy_meta(
+            bw_graph.placeholder(tangent.name), tangent)
+    for primal in jg.updated:
+        bw_env[primal.name] = _stand_in(bw_graph, primal)
+    emitter = _Emitter(jg, bw_graph, bw_env, origin)
+    for op in backward:
+        emitter.emit(op)
+    bw_graph.output(tuple(bw_env[g] if isinstance(g, str) else g
+                          for g in grads))
+    for graph in (fw_graph, bw_graph):
+        _erase_dead(graph)
+        graph.lint()
+    return (fx.GraphModule(jg.joint, fw_graph),
+            fx.GraphModule(jg.joint, bw_graph))
+
+
+def _saved_values(jg, backward, grads, made, origin):
+    """What the backward reads of the values the forward `made`, in the
+    order made, but the primals the forward updates (remat/aot.py): only
+    batch norm's copies read those, as running statistics the gradients do
+    not depend on."""
+    updated = {p.name for p in jg.updated}
+    _check_updated_reads(jg, backward, origin, updated)
+    read = {v for op in backward for v in op["operands"]} | set(grads)
+    return [v for v in made if v in read and origin[v] not in updated]
+
+
+def _live(backward, grads, tangent_names):
+    """The ops of `backward` that the gradients need, in order. Others may
+    follow the first tangent in remat's schedule: a forward output's
+    original, say, when the forward returns a copy of it."""
+    needed = set(g for g in grads if isinstance(g, str))
+    live = []
+    for op in reversed(backward):
+        is_tangent = op["kind"] == "extern" and op["node"] in tangent_names
+        if not is_tangent and needed.intersection(op["results"]):
+            live.append(op)
+            needed.update(op["operands"])
+    return live[::-1]
+
+
+def _check_updated_reads(jg, backward, origin, updated):
+    """Raises if an op of the backward reads a primal the forward updated
+    other than as a batch norm's running statistics. remat/fx.py pins the
+    ops that would, so only an original the schedule moved past the first
+    tangent could."""
+    for op in backward:
+        if op["node"] not in jg.operands:
+            continue  # a stop_gradient
+        original = jg.nodes[op["node"]]
+        ignored = {original.args[i]
+                   for i in aten.running_stats(original.target, original.args)}
+        for node, value in zip(jg.operands[op["node"]], op["operands"]):
+            if origin.get(value) in updated and node not in ignored:
+                raise ValueError(f"remat: {original.name} runs in the "
+                                 f"backward and reads {origin[value]}, which "
+                                 "the forward updates")
+
+
+def _stand_in(graph, primal):
+    """Zeros in place of a running statistic the forward updated, for a
+    batch norm's copy in the backward (aten.running_stats)."""
+    value = aot.tensor_value(primal)
+    return graph.call_function(
+        torch.ops.aten.zeros.default, (list(value.shape),),
+        {"dtype": value.dtype, "device": value.device})
+
+
+def _erase_dead(graph):
+    """Erases the calls nothing reads that may run twice, and so not at all:
+    forward ops whose readers all read copies now (a dead view would hold
+    its base until the module returns), a copy's unread results. Random
+    ops and ops with effects stay."""
+    for node in reversed(list(graph.nodes)):
+        if node.op == "call_function" and not node.users and (
+                node.target is operator.getitem or
+                aten.may_recompute(node.target, node.args)):
+            graph.erase_node(node)
+
+
+def _placeholder_name(value):
+    """A Python identifier for a remat value name (`relu.re` -> `relu_re`)."""
+    return "".join(c if c.isalnum() or c == "_" else "_" for c in value)
+
+
+def _extract_at_start(jg, saved):
+    """The forward and backward modules that save the joint graph's nodes
+    `saved`, each extracted from the joint graph in its order."""
+    forward = _extract(jg, jg.primals, list(jg.fwd_outputs) + saved,
+                       lambda node: node not in jg.backward)
+    backward = _extract(
+        jg, saved + jg.tangents, jg.bwd_outputs,
+        lambda node: node in jg.backward or node.target is operator.getitem
+        or aten.may_recompute(node.target, node.args), jg.updated)
+    return (fx.GraphModule(jg.joint, forward),
+            fx.GraphModule(jg.joint, backward))
+
+
+def _extract(jg, inputs, outputs, may_copy, updated=()):
+    """A graph from the nodes `inputs` to `outputs`: every call of the
+    joint graph that `may_copy` allows and whose operands are there, in the
+    joint graph's order, then the dead ones erased. The primals `updated`
+    are stand-ins (_stand_in)."""
+    graph, env = fx.Graph(), {}
+    for node in inputs:
+        env[node] = aot.copy_meta(graph.placeholder(node.name), node)
+    for primal in updated:
+        env[primal] = _stand_in(graph, primal)
+    for node in jg.joint.graph.nodes:
+        if node.op == "call_function" and node not in env and \
+                may_copy(node) and \
+                all(i in env for i in node.all_input_nodes):
+            env[node] = graph.node_copy(node, env.__getitem__)
+    graph.output(tuple(env[o] if isinstance(o, fx.Node) else o
+                       for o in outputs))
+    _erase_dead(graph)
+    graph.lint()
+    return graph
