@@ -10,6 +10,8 @@ cd "$(dirname "$0")/.."
 # Debian's tools first: pip's cmake 4.x or pyenv's python3 may come earlier on
 # PATH, and the build is made and tested with Debian's cmake 3.25.
 export PATH="/usr/bin:$PATH"
+# ccache keyed by paths relative to the checkout, as in scripts/test.sh.
+export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=1
 bash scripts/install-deps.sh
 cmake -S . -B build -G Ninja -DREMAT_BUILD_TESTS=OFF -DREMAT_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build build --target remat-cli
