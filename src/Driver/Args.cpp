@@ -8,6 +8,8 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/StringExtras.h"
+
 #include <fmt/format.h>
 
 namespace remat::driver {
@@ -31,6 +33,15 @@ const OptionSpec *findShort(const CommandSpec &spec, char name) {
 std::string spelling(const OptionSpec &option, bool asShort) {
   return asShort ? fmt::format("-{}", option.shortName)
                  : fmt::format("--{}", option.name.str());
+}
+
+/// Whether `word` reads as an option rather than an option's value: it
+/// starts with `-` and is neither `-` nor a negative number (`-1`, `-.5`).
+bool looksLikeOption(llvm::StringRef word) {
+  if (!word.startswith("-") || word == "-")
+    return false;
+  char second = word[1];
+  return !(llvm::isDigit(second) || second == '.');
 }
 
 /// Walks the words once; the first error is kept so that a later `--help`
@@ -128,6 +139,17 @@ private:
                              option.valueName.str()));
         return;
       }
+      // `--rounds -o x.onnx` forgot the value: taking `-o` would report
+      // `x.onnx` as a stray positional. A value that starts with `-` is
+      // written attached (`--name=-v`); `-` and negative numbers are values.
+      llvm::StringRef next = args_[next_];
+      if (looksLikeOption(next)) {
+        fail(invalidArgument("option '{}' needs a value (--{}={}), not the "
+                             "option '{}' after it",
+                             name, option.name.str(), option.valueName.str(),
+                             next.str()));
+        return;
+      }
       value = args_[next_++];
     }
     if (!parsed_.setValue(option.name, std::move(*value)))
@@ -189,6 +211,21 @@ void printUsage(const CommandSpec &spec, llvm::raw_ostream &os) {
     width = std::max(width, row.first.size());
   for (const auto &[left, help] : rows)
     os << fmt::format("  {:<{}}  {}\n", left, width, help.str());
+}
+
+absl::StatusOr<std::optional<int64_t>>
+integerOption(const ParsedArgs &args, llvm::StringRef name, int64_t min,
+              int64_t max) {
+  std::optional<std::string> text = args.get(name);
+  if (!text)
+    return std::nullopt;
+  int64_t value = 0;
+  if (llvm::StringRef(*text).getAsInteger(10, value) || value < min ||
+      value > max)
+    return invalidArgument("option '--{}' must be an integer from {} to {}, "
+                           "got '{}'",
+                           name.str(), min, max, *text);
+  return value;
 }
 
 absl::StatusOr<std::optional<std::string>>

@@ -23,6 +23,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -95,6 +97,14 @@ absl::StatusOr<std::string> singlePositional(const CommandSpec &spec,
 
 /// Prints `spec`'s usage line, description and options.
 void printUsage(const CommandSpec &spec, llvm::raw_ostream &os);
+
+/// The value of the declared option `name`, an integer in [min, max]; nullopt
+/// when not given. Anything else, an out-of-range number included, is an
+/// error that names the range: `option '--samples' must be an integer from 1
+/// to 9223372036854775807, got '0'`.
+absl::StatusOr<std::optional<int64_t>>
+integerOption(const ParsedArgs &args, llvm::StringRef name, int64_t min,
+              int64_t max = std::numeric_limits<int64_t>::max());
 
 /// `--strategy=S` or its alias `--planner=S`, if given; an error when both
 /// are.

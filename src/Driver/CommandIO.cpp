@@ -12,6 +12,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/ToolOutputFile.h"
 
+#include <filesystem>
+
 namespace remat::driver {
 
 /// The output file's buffer: a few system calls per megabyte of text.
@@ -42,6 +44,29 @@ absl::Status writeOutput(const std::optional<std::string> &path,
     return invalidArgument("cannot write '{}': {}", *path, message);
   }
   file.keep();
+  return absl::OkStatus();
+}
+
+absl::Status checkOutputsSpareInputs(llvm::ArrayRef<NamedPath> outputs,
+                                     llvm::ArrayRef<NamedPath> inputs) {
+  for (const NamedPath &output : outputs) {
+    if (!output.path || *output.path == "-")
+      continue;
+    std::error_code error;
+    // Only a regular file is destroyed: `/dev/stdin` and `/dev/stdout` may
+    // be the same terminal.
+    if (!std::filesystem::is_regular_file(*output.path, error))
+      continue;
+    for (const NamedPath &input : inputs) {
+      if (!input.path || *input.path == "-")
+        continue;
+      if (std::filesystem::equivalent(*output.path, *input.path, error))
+        return invalidArgument("{} '{}' is {} '{}', which writing would "
+                               "destroy: give another file",
+                               output.what.str(), *output.path,
+                               input.what.str(), *input.path);
+    }
+  }
   return absl::OkStatus();
 }
 

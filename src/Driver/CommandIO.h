@@ -16,6 +16,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
@@ -32,6 +33,20 @@ namespace remat::driver {
 absl::Status writeOutput(const std::optional<std::string> &path,
                          llvm::raw_ostream &stdoutStream,
                          llvm::function_ref<void(llvm::raw_ostream &)> write);
+
+/// A file a command reads or writes, and what it is in messages: `-o` or
+/// `--report` for an output, `the input graph` for an input.
+struct NamedPath {
+  llvm::StringRef what;
+  std::optional<std::string> path;
+};
+
+/// Fails when an output is the regular file of an input, compared by
+/// filesystem identity (another spelling of the path, or a link to it, is the
+/// same file): writing it would destroy the input. Absent paths and `-`
+/// (stdin, stdout) are never the same file.
+absl::Status checkOutputsSpareInputs(llvm::ArrayRef<NamedPath> outputs,
+                                     llvm::ArrayRef<NamedPath> inputs);
 
 /// The line that separates graphs in a `--split-input-file` input.
 inline constexpr llvm::StringLiteral kSplitMarker = "// -----";

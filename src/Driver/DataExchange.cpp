@@ -8,6 +8,7 @@
 
 #include "CommandIO.h"
 
+#include "remat/IO/Onnx.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
@@ -15,6 +16,8 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+
+#include <fmt/format.h>
 
 #include <cstring>
 
@@ -111,6 +114,47 @@ absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
     feeds.insert_or_assign(name, tensorOf(array));
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
+                                         llvm::StringRef path,
+                                         llvm::StringRef unmatched,
+                                         llvm::raw_ostream &err) {
+  REMAT_ASSIGN_OR_RETURN(TensorMap tensors, readOnnxTensorsFile(path));
+  auto fit = [&](llvm::ArrayRef<Value *> leaves) {
+    for (const Value *leaf : leaves) {
+      auto it = tensors.find(leaf->name());
+      if (it == tensors.end() || it->second.type() == leaf->type() ||
+          it->second.dtype() != leaf->type().dtype() ||
+          it->second.numel() != leaf->type().numElements())
+        continue;
+      HostTensor reshaped(leaf->type());
+      if (size_t bytes = size_t(leaf->type().byteSize()))
+        std::memcpy(reshaped.view().raw(), it->second.view().raw(), bytes);
+      it->second = std::move(reshaped);
+    }
+  };
+  fit(graph.inputs());
+  fit(graph.params());
+  std::vector<const Value *> left;
+  for (const Value *param : graph.params())
+    if (!tensors.count(param->name()))
+      left.push_back(param);
+  size_t total = graph.params().size();
+  if (left.empty())
+    return tensors;
+  if (left.size() == total)
+    return invalidArgument("{}: error: no initializer of the model is named "
+                           "like a param of graph @{} ({} params, the first "
+                           "%{}); was the graph imported from this model?",
+                           path.str(), graph.name().str(), total,
+                           left.front()->name().str());
+  err << fmt::format("remat: warning: {} feeds {} of the {} params of graph "
+                     "@{}; the other {} (the first %{}) {}\n",
+                     path.str(), total - left.size(), total,
+                     graph.name().str(), left.size(),
+                     left.front()->name().str(), unmatched.str());
+  return tensors;
 }
 
 namespace {

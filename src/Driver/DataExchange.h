@@ -6,7 +6,9 @@
 ///
 /// \file
 /// `remat run --feeds`, `--params` and `--dump`: values by name read from and
-/// written to numpy files (docs/data-exchange.md). Private to src/Driver.
+/// written to numpy files (docs/data-exchange.md), and the weights of an
+/// ONNX model that `remat run --params` feeds and `remat export --params`
+/// embeds. Private to src/Driver.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +21,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace remat {
 class Graph;
@@ -38,6 +41,17 @@ enum class LeafKind { Input, Param };
 /// out of `feeds` (the executor fills them from the seed).
 absl::Status loadLeafValues(const Graph &graph, llvm::StringRef path,
                             LeafKind kind, TensorMap &feeds);
+
+/// The weights of the ONNX model `path` (`--params=MODEL.onnx`) by
+/// initializer name, each reshaped to the input or param of `graph` with its
+/// name where only the dims differ (a conv bias [C] imports as [C, 1, 1]).
+/// A model that names none of `graph`'s params is an error (a model of
+/// another graph); one that names only some, a warning on `err` that says
+/// what becomes of the others (`unmatched`: "are seeded").
+absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
+                                         llvm::StringRef path,
+                                         llvm::StringRef unmatched,
+                                         llvm::raw_ostream &err);
 
 /// Writes every output of `run`: one `.npz` archive when `path` ends in
 /// `.npz`, else one `NAME.npy` per output in the directory `path` (created

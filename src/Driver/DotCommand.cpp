@@ -37,6 +37,8 @@ absl::Status runDotCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = dotSpec();
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs({{"-o", args.get("output")}},
+                                                {{"the input graph", path}}));
   REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));
   absl::Status written =
       writeOutput(args.get("output"), ctx.out,

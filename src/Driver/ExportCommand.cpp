@@ -7,11 +7,13 @@
 #include "Args.h"
 #include "CommandIO.h"
 #include "Commands.h"
+#include "DataExchange.h"
 
-#include "remat/IO/Onnx.h"
 #include "remat/IO/OnnxExport.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/Support/Status.h"
+
+#include <limits>
 
 namespace remat::driver {
 namespace {
@@ -31,7 +33,9 @@ const CommandSpec &exportSpec() {
                    .valueName = "MODEL.onnx",
                    .help = "Embeds the weights of the ONNX model the graph "
                            "was imported from as initializers\n(still "
-                           "inputs, which a caller may feed)."},
+                           "inputs, which a caller may feed), matched to "
+                           "params as `run --params`\nmatches them; a "
+                           "model that names no param is an error."},
                   {.name = "opset",
                    .valueName = "N",
                    .help = "The default-domain opset (17, the default and "
@@ -75,12 +79,12 @@ const CommandSpec &exportSpec() {
 /// forced dependencies fix.
 absl::StatusOr<bool> replayRounds(const ParsedArgs &args, const char *name,
                                   bool forced, int &rounds) {
-  std::optional<std::string> value = args.get(name);
+  REMAT_ASSIGN_OR_RETURN(
+      std::optional<int64_t> value,
+      integerOption(args, name, 0, std::numeric_limits<int>::max()));
   if (!value)
     return false;
-  if (llvm::StringRef(*value).getAsInteger(10, rounds) || rounds < 0)
-    return invalidArgument("option '--{}' wants a number of rounds, got '{}'",
-                           name, *value);
+  rounds = int(*value);
   if (!forced && rounds > 0)
     return invalidArgument("option '--{}' replays the runtime's order, which "
                            "only the forced dependencies fix: not with "
@@ -97,6 +101,10 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   if (!output || *output == "-")
     return invalidArgument("'remat export' writes a binary model: give its "
                            "file with -o OUT.onnx");
+  std::optional<std::string> params = args.get("params");
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs(
+      {{"-o", output}}, {{"the input graph", path},
+                         {"the --params model", params}}));
   OnnxExportOptions options;
   if (std::optional<std::string> opset = args.get("opset")) {
     if (llvm::StringRef(*opset).getAsInteger(10, options.opset))
@@ -104,12 +112,9 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
                              *opset);
   }
   options.forceDependencies = !args.has("no-forced-dependencies");
-  if (std::optional<std::string> bytes = args.get("pinned-node-bytes")) {
-    if (llvm::StringRef(*bytes).getAsInteger(10, options.pinnedNodeBytes) ||
-        options.pinnedNodeBytes < 0)
-      return invalidArgument(
-          "option '--pinned-node-bytes' wants a byte count, got '{}'", *bytes);
-  }
+  REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> pinned,
+                         integerOption(args, "pinned-node-bytes", 0));
+  options.pinnedNodeBytes = pinned.value_or(options.pinnedNodeBytes);
   IdleBufferReplay idle;
   REMAT_ASSIGN_OR_RETURN(bool hideGiven,
                          replayRounds(args, "hide-idle-buffers",
@@ -124,12 +129,17 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
                                       options.peakOrderRounds));
   if (orderGiven && options.peakOrderRounds > 0)
     options.peakOrder = &order;
-  std::map<std::string, HostTensor, std::less<>> weights;
-  if (std::optional<std::string> params = args.get("params")) {
-    REMAT_ASSIGN_OR_RETURN(weights, readOnnxTensorsFile(*params));
+  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
+  TensorMap weights;
+  if (params) {
+    // Unmatched params stay inputs that the caller feeds.
+    REMAT_ASSIGN_OR_RETURN(weights,
+                           loadOnnxParams(*graph, *params,
+                                          "are inputs with no embedded "
+                                          "weights",
+                                          ctx.err));
     options.initializers = &weights;
   }
-  REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   REMAT_ASSIGN_OR_RETURN(std::string bytes, exportOnnx(*graph, options));
   disposeGraph(std::move(graph), ctx);
   if (options.peakOrder)

@@ -26,7 +26,6 @@
 #include "remat/Zoo/Zoo.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 
@@ -120,15 +119,14 @@ absl::StatusOr<FitOptions> fitOptionsFromArgs(const ParsedArgs &args,
     options.training.planner = *strategy;
   }
   options.maxBatch = zooModel ? kZooMaxBatch : kFileMaxBatch;
-  if (std::optional<std::string> text = args.get("max-batch")) {
-    if (!llvm::to_integer(*text, options.maxBatch) || options.maxBatch < 1)
-      return invalidArgument("--max-batch must be an integer of at least 1, "
-                             "not '{}'",
-                             *text);
-    if (zooModel && options.maxBatch > kZooMaxBatch)
+  REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> maxBatch,
+                         integerOption(args, "max-batch", 1));
+  if (maxBatch) {
+    if (zooModel && *maxBatch > kZooMaxBatch)
       return invalidArgument("--max-batch must be at most {} for a zoo model "
                              "(its largest --batch), not {}",
-                             kZooMaxBatch, *text);
+                             kZooMaxBatch, *maxBatch);
+    options.maxBatch = *maxBatch;
   }
   return options;
 }

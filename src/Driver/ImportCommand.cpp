@@ -44,6 +44,8 @@ absl::Status runImportCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = importSpec();
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "MODEL.onnx"));
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs({{"-o", args.get("output")}},
+                                                {{"the input model", path}}));
   REMAT_ASSIGN_OR_RETURN(OnnxImportOptions options, onnxImportOptions(args));
   REMAT_ASSIGN_OR_RETURN(auto graph, importOnnxFile(path, options));
   absl::Status written =

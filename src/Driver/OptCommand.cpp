@@ -31,7 +31,6 @@
 #include "remat/Support/Status.h"
 #include "remat/Support/Units.h"
 
-#include "llvm/ADT/StringExtras.h"
 
 #include <fmt/format.h>
 
@@ -400,13 +399,9 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   plan.training.verifyEach = args.has("verify-each");
   plan.training.forceDataDependency = args.has("force-data-dependency");
   AutodiffOptions &autodiff = plan.training.autodiff;
-  if (std::optional<std::string> count = args.get("aggregate-count")) {
-    if (!llvm::to_integer(*count, autodiff.aggregateCount) ||
-        autodiff.aggregateCount < 2)
-      return invalidArgument("--aggregate-count must be an integer of at "
-                             "least 2, not '{}'",
-                             *count);
-  }
+  REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> count,
+                         integerOption(args, "aggregate-count", 2));
+  autodiff.aggregateCount = count.value_or(autodiff.aggregateCount);
   if (std::optional<std::string> bytes = args.get("aggregate-bytes")) {
     REMAT_ASSIGN_OR_RETURN(autodiff.aggregateBytes, parseByteSize(*bytes));
   }
@@ -422,6 +417,12 @@ absl::Status runOptCommand(const ParsedArgs &args, CommandContext &ctx) {
   const CommandSpec &spec = optSpec();
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs(
+      {{"-o", args.get("output")},
+       {"--report", args.get("report")},
+       {"--timeline", args.get("timeline")},
+       {"--plot", args.get("plot")}},
+      {{"the input graph", path}, {"the --costs profile", args.get("costs")}}));
   REMAT_ASSIGN_OR_RETURN(OptPlan plan, planFromArgs(args));
 
   if (args.has("sweep")) {

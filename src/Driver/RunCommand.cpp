@@ -20,7 +20,6 @@
 #include "DistributedSummary.h"
 
 #include "remat/Analysis/Memory.h"
-#include "remat/IO/Onnx.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
 #include "remat/Runtime/Distributed.h"
@@ -34,7 +33,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <cstring>
 #include <optional>
 
 namespace remat::driver {
@@ -126,14 +124,10 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   RunRequest request;
   REMAT_ASSIGN_OR_RETURN(request.path, singlePositional(spec, args, "FILE"));
   request.args = args;
-  if (std::optional<std::string> seed = args.get("seed")) {
-    // At most INT64_MAX, so that JSON prints it exactly.
-    int64_t value = -1;
-    if (llvm::StringRef(*seed).getAsInteger(10, value) || value < 0)
-      return invalidArgument(
-          "option '--seed' must be a non-negative integer, got '{}'", *seed);
-    request.seed = uint64_t(value);
-  }
+  // At most INT64_MAX, so that JSON prints it exactly.
+  REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> seed,
+                         integerOption(args, "seed", 0));
+  request.seed = uint64_t(seed.value_or(0));
   request.feedsPath = args.get("feeds");
   request.paramsPath = args.get("params");
   // An ONNX model runs on its own weights unless told otherwise.
@@ -151,14 +145,11 @@ absl::StatusOr<RunRequest> readRequest(const CommandSpec &spec,
   if (request.checkGrad && request.comparePath)
     return invalidArgument(
         "options '--check-grad' and '--compare' cannot be combined");
-  if (std::optional<std::string> samples = args.get("samples")) {
-    if (!request.checkGrad)
-      return invalidArgument("option '--samples' needs '--check-grad'");
-    if (llvm::StringRef(*samples).getAsInteger(10, request.samples) ||
-        request.samples < 1)
-      return invalidArgument(
-          "option '--samples' must be a positive integer, got '{}'", *samples);
-  }
+  if (args.has("samples") && !request.checkGrad)
+    return invalidArgument("option '--samples' needs '--check-grad'");
+  REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> samples,
+                         integerOption(args, "samples", 1));
+  request.samples = samples.value_or(request.samples);
   request.tolerance = request.checkGrad ? 1e-3 : 0;
   if (std::optional<std::string> tol = args.get("tol")) {
     if (!request.checkGrad && !request.comparePath)
@@ -351,57 +342,6 @@ absl::Status verdict(const RunReport &report) {
   return absl::OkStatus();
 }
 
-/// The tensors of an ONNX model, each reshaped to the leaf of `graph` with
-/// its name when only the dims differ (a conv bias [C] imports as [C, 1, 1]).
-absl::StatusOr<TensorMap> loadOnnxParams(const Graph &graph,
-                                         llvm::StringRef path) {
-  REMAT_ASSIGN_OR_RETURN(TensorMap tensors, readOnnxTensorsFile(path));
-  auto fit = [&](llvm::ArrayRef<Value *> leaves) {
-    for (const Value *leaf : leaves) {
-      auto it = tensors.find(leaf->name());
-      if (it == tensors.end() || it->second.type() == leaf->type() ||
-          it->second.dtype() != leaf->type().dtype() ||
-          it->second.numel() != leaf->type().numElements())
-        continue;
-      HostTensor reshaped(leaf->type());
-      std::memcpy(reshaped.view().raw(), it->second.view().raw(),
-                  size_t(leaf->type().byteSize()));
-      it->second = std::move(reshaped);
-    }
-  };
-  fit(graph.inputs());
-  fit(graph.params());
-  return tensors;
-}
-
-/// Says how many of `graph`'s params the model `path` fed (`feeds`): none
-/// is an error (a model of another graph), some a warning naming the first
-/// param seeded instead.
-absl::Status checkOnnxParamsMatched(const Graph &graph, llvm::StringRef path,
-                                    const TensorMap &feeds,
-                                    const CommandContext &ctx) {
-  std::vector<const Value *> seeded;
-  for (const Value *param : graph.params())
-    if (!feeds.count(param->name()))
-      seeded.push_back(param);
-  size_t total = graph.params().size();
-  if (seeded.empty())
-    return absl::OkStatus();
-  if (seeded.size() == total)
-    return invalidArgument("{}: error: no initializer of the model is named "
-                           "like a param of graph @{} ({} params, the first "
-                           "%{}); was the graph imported from this model?",
-                           path.str(), graph.name().str(), total,
-                           seeded.front()->name().str());
-  ctx.err << fmt::format("remat: warning: {} feeds {} of the {} params of "
-                         "graph @{}; the other {} (the first %{}) are "
-                         "seeded\n",
-                         path.str(), total - seeded.size(), total,
-                         graph.name().str(), seeded.size(),
-                         seeded.front()->name().str());
-  return absl::OkStatus();
-}
-
 absl::StatusOr<RunReport> execute(const RunRequest &request,
                                   const CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(auto graph,
@@ -415,12 +355,11 @@ absl::StatusOr<RunReport> execute(const RunRequest &request,
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.feedsPath, LeafKind::Input, feeds));
   if (request.paramsPath && isOnnxModelFile(*request.paramsPath)) {
-    REMAT_ASSIGN_OR_RETURN(TensorMap weights,
-                           loadOnnxParams(*graph, *request.paramsPath));
+    REMAT_ASSIGN_OR_RETURN(
+        TensorMap weights,
+        loadOnnxParams(*graph, *request.paramsPath, "are seeded", ctx.err));
     for (auto &[name, tensor] : weights)
       feeds.insert_or_assign(name, std::move(tensor));
-    REMAT_RETURN_IF_ERROR(
-        checkOnnxParamsMatched(*graph, *request.paramsPath, feeds, ctx));
   } else if (request.paramsPath) {
     REMAT_RETURN_IF_ERROR(
         loadLeafValues(*graph, *request.paramsPath, LeafKind::Param, feeds));
@@ -484,6 +423,14 @@ absl::Status runRunCommand(const ParsedArgs &args, CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(RunRequest request, readRequest(spec, args));
   if (request.path == "-" && request.comparePath == "-")
     return invalidArgument("FILE and OTHER cannot both be stdin");
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs(
+      {{"-o", args.get("output")},
+       {"--dump", request.dumpPath},
+       {"--dump-feeds", request.dumpFeedsPath}},
+      {{"the input graph", request.path},
+       {"the --compare graph", request.comparePath},
+       {"the --feeds file", request.feedsPath},
+       {"the --params file", request.paramsPath}}));
   REMAT_ASSIGN_OR_RETURN(RunReport report, execute(request, ctx));
   if (report.silent)
     return absl::OkStatus();

@@ -159,6 +159,9 @@ absl::Status runStatsCommand(const ParsedArgs &args, CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(std::string path,
                          singlePositional(spec, args, "FILE"));
   std::optional<std::string> timeline = args.get("timeline");
+  REMAT_RETURN_IF_ERROR(checkOutputsSpareInputs(
+      {{"-o", args.get("output")}, {"--timeline", timeline}},
+      {{"the input graph", path}}));
   if (timeline && *timeline == "-")
     return invalidArgument("--timeline writes a picture to a file, not stdout");
   REMAT_ASSIGN_OR_RETURN(auto graph, readGraphInput(path, args));

@@ -253,12 +253,22 @@ absl::Status checkExportable(const Graph &graph,
         "(`<param>.grad`); build one with `remat opt` first",
         graph.name().str());
   for (const Op &op : graph.ops())
-    for (const Value *result : op.results())
+    for (const Value *result : op.results()) {
       if (result->type().dtype() == DType::F16 ||
           result->type().dtype() == DType::BF16)
         return opError(op, fmt::format("the export writes f32 and f64 "
                                        "tensors, not {}",
                                        result->type().str()));
+      // A batch of 0: ONNX Runtime reads a 0 in Reshape's shape as "keep
+      // the input's dim", and averages an empty loss to -0 where remat's
+      // executor gives NaN.
+      if (result->type().numElements() == 0)
+        return opError(op, fmt::format("{} has no elements: the export "
+                                       "takes no zero-size tensor (a batch "
+                                       "of 0), which ONNX Runtime does not "
+                                       "run as remat does",
+                                       result->type().str()));
+    }
   return absl::OkStatus();
 }
 
