@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Writes the small numpy files that tests/unit/NpyTest.cpp reads.
+"""Writes the small numpy files that tests/unit/NpyTest.cpp and
+tests/lit/cli/compare.remat read.
 
-Needs Debian's python3-numpy (`apt-get install python3-numpy`); CI does not run
-it, the files it writes are checked in under tests/fixtures/npy/. Run from the
-repository root: `/usr/bin/python3 scripts/make-npy-fixtures.py`.
+Needs numpy (the repository's .venv has it); CI does not run it, the files it
+writes are checked in under tests/fixtures/npy/. Run from the repository root:
+`.venv/bin/python scripts/make-npy-fixtures.py`.
 """
 
 import io
@@ -35,6 +36,25 @@ def npy_bytes(array):
     return buffer.getvalue()
 
 
+def write_compare_fixtures():
+    """`remat compare`'s cases: EXPECTED's largest gradient entry is 10, so
+    every array is judged against at least 0.01 (the floor); b.grad, zero in
+    EXPECTED, is 1e-7 off in ACTUAL, an error of 1e-5 rather than an
+    infinite one; c's NaN matches NaN."""
+    expected = {
+        "a.grad": np.array([10, -10], dtype=np.float32),
+        "b.grad": np.array([0, 0], dtype=np.float32),
+        "c": np.array([np.nan, 1], dtype=np.float64),
+    }
+    near = dict(expected)
+    near["a.grad"] = np.array([10, -10.0001], dtype=np.float32)
+    near["b.grad"] = np.array([1e-7, 0], dtype=np.float32)
+    nan = dict(near)
+    nan["c"] = np.array([1, 1], dtype=np.float64)
+    for name, data in [("expected", expected), ("near", near), ("nan", nan)]:
+        np.savez(os.path.join(OUT, f"compare-{name}.npz"), **data)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     data = arrays()
@@ -57,6 +77,7 @@ def main():
             z.writestr("w.npy", npy_bytes(data["w"]))
     # A Fortran-order array.
     np.save(os.path.join(OUT, "fortran.npy"), np.asfortranarray(data["labels"]))
+    write_compare_fixtures()
 
 
 if __name__ == "__main__":

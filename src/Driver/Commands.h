@@ -64,6 +64,7 @@ struct Command {
 absl::Status runCommand(const Command &command,
                         llvm::ArrayRef<std::string> argv, CommandContext &ctx);
 
+extern const Command kCompareCommand;
 extern const Command kDotCommand;
 extern const Command kExportCommand;
 extern const Command kFitCommand;

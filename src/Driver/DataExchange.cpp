@@ -32,13 +32,6 @@ std::string withArticle(llvm::StringRef kind) {
   return (kind == "input" ? "an " : "a ") + kind.str();
 }
 
-HostTensor tensorOf(const NpyArray &array) {
-  HostTensor tensor(array.type);
-  if (!array.bytes.empty())
-    std::memcpy(tensor.view().raw(), array.bytes.data(), array.bytes.size());
-  return tensor;
-}
-
 NpyArray arrayOf(const HostTensor &tensor) {
   const char *data = static_cast<const char *>(tensor.view().raw());
   return {.type = tensor.type(),
@@ -76,6 +69,13 @@ absl::Status writeBytes(const std::string &path, llvm::StringRef bytes) {
 }
 
 } // namespace
+
+HostTensor tensorOf(const NpyArray &array) {
+  HostTensor tensor(array.type);
+  if (!array.bytes.empty())
+    std::memcpy(tensor.view().raw(), array.bytes.data(), array.bytes.size());
+  return tensor;
+}
 
 absl::StatusOr<NamedArrays> loadArrays(llvm::StringRef path) {
   if (path.endswith(".npz") || path.endswith(".npy"))

@@ -33,6 +33,9 @@ namespace remat::driver {
 /// `.npy` (a new format is one more case here). Errors are located.
 absl::StatusOr<NamedArrays> loadArrays(llvm::StringRef path);
 
+/// `array` as a tensor that owns (aligned) copies of its bytes.
+HostTensor tensorOf(const NpyArray &array);
+
 /// The leaves a file gives values to.
 enum class LeafKind { Input, Param };
 

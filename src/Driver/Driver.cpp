@@ -35,6 +35,10 @@ struct Subcommand {
 
 // Sorted by name.
 constexpr Subcommand kSubcommands[] = {
+    {"compare", "ACTUAL EXPECTED [--tolerance=R] [-o OUT]",
+     "Compares the arrays of two numpy files by name, within a relative "
+     "tolerance.",
+     &driver::kCompareCommand},
     {"dot", "FILE [-o OUT]", "Writes a graph in graphviz's DOT language.",
      &driver::kDotCommand},
     {"export", "TRAIN.remat [--params=MODEL.onnx] [--opset=17] -o OUT.onnx",

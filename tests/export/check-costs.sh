@@ -6,10 +6,10 @@
 # timed at least 90% of the ops with FLOPs, then runs the costed plan through
 # check-export.sh (ONNX Runtime's loss and gradients against remat's
 # executor).
-# Usage: check-costs.sh REMAT COMPARE ORT_RUN PYTHON WORK BUDGET MODEL-ARGS...
+# Usage: check-costs.sh REMAT ORT_RUN PYTHON WORK BUDGET MODEL-ARGS...
 set -eu
-remat=$1 compare=$2 ortrun=$3 python=$4 work=$5 budget=$6
-shift 6
+remat=$1 ortrun=$2 python=$3 work=$4 budget=$5
+shift 5
 mkdir -p "$work"
 export MALLOC_MMAP_THRESHOLD_=65536
 "$remat" zoo "$@" -o "$work/forward.remat"
@@ -38,6 +38,6 @@ strategy, overhead = report["strategy"], report["overhead"]
 print(f"{measured} ops timed, {estimated} by FLOPs; "
       f"plan {strategy}, overhead {overhead:.3f} of the time")
 ' "$work/report.json"
-sh "$(dirname "$0")/check-export.sh" "$remat" "$compare" "$ortrun" \
+sh "$(dirname "$0")/check-export.sh" "$remat" "$ortrun" \
   "$work/plan" 1e-5 "--budget=$budget --costs=$work/costs.json" \
   --file "$work/forward.remat"

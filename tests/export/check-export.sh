@@ -5,10 +5,10 @@
 # (tools/ort-run) on the same inputs and params (`remat run --dump-feeds`),
 # and compares the loss and every gradient, per tensor, to TOL relative (max
 # abs diff over max abs value). `remat export` gets $EXPORT_ARGS when set.
-# Usage: check-export.sh REMAT COMPARE ORT_RUN WORK TOL "OPT-ARGS" MODEL-ARGS...
+# Usage: check-export.sh REMAT ORT_RUN WORK TOL "OPT-ARGS" MODEL-ARGS...
 set -eu
-remat=$1 compare=$2 ortrun=$3 work=$4 tol=$5 opt=$6
-shift 6
+remat=$1 ortrun=$2 work=$3 tol=$4 opt=$5
+shift 5
 mkdir -p "$work"
 export MALLOC_MMAP_THRESHOLD_=65536
 if [ "$1" = "--file" ]; then
@@ -24,4 +24,4 @@ fi
   --dump-feeds="$work/feeds.npz" >/dev/null
 "$ortrun" "$work/train.onnx" --feeds="$work/feeds.npz" \
   --dump="$work/ort.npz" >/dev/null
-"$compare" "$work/ort.npz" "$work/remat.npz" "$tol"
+"$remat" compare "$work/ort.npz" "$work/remat.npz" --tolerance="$tol"

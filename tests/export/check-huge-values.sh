@@ -7,9 +7,9 @@
 # ONNX Runtime or its gradients were NaN. Exported with idle buffers hidden
 # (the default, whose Reshapes add a zero to dims) and without; loss and
 # gradients must equal remat's executor on the same values to 1e-5.
-# Usage: check-huge-values.sh REMAT COMPARE ORT_RUN PYTHON CHAIN.remat WORK
+# Usage: check-huge-values.sh REMAT ORT_RUN PYTHON CHAIN.remat WORK
 set -eu
-remat=$1 compare=$2 ortrun=$3 python=$4 chain=$5 work=$6
+remat=$1 ortrun=$2 python=$3 chain=$4 work=$5
 mkdir -p "$work"
 export MALLOC_MMAP_THRESHOLD_=65536
 # f32[4] .npy files, written by the Python that runs ort-run.
@@ -29,6 +29,6 @@ for hide in 1000 0; do
     --hide-idle-buffers=$hide -o "$work/train-$hide.onnx"
   "$ortrun" "$work/train-$hide.onnx" --feeds="$work/x.npy" \
     --params="$work/w.npy" --dump="$work/ort-$hide.npz" >/dev/null
-  "$compare" "$work/ort-$hide.npz" "$work/remat.npz" 1e-5
+  "$remat" compare "$work/ort-$hide.npz" "$work/remat.npz" --tolerance=1e-5
 done
 echo ok

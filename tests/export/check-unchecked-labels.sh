@@ -4,9 +4,9 @@
 # as the last class and returns the loss and gradients of that label; a
 # label of 3 (the number of classes) fails in ONNX Runtime's GatherElements.
 # Should ONNX Runtime start checking (or stop failing), the docs change too.
-# Usage: check-unchecked-labels.sh REMAT COMPARE ORT_RUN PYTHON WORK
+# Usage: check-unchecked-labels.sh REMAT ORT_RUN PYTHON WORK
 set -eu
-remat=$1 compare=$2 ortrun=$3 python=$4 work=$5
+remat=$1 ortrun=$2 python=$3 work=$4
 mkdir -p "$work/minus" "$work/last"
 export MALLOC_MMAP_THRESHOLD_=65536
 cat > "$work/labels.remat" <<'EOF'
@@ -46,7 +46,7 @@ np.savez(sys.argv[2], **feeds)' "$work/feeds-last.npz" "$work/feeds$label.npz" $
 done
 "$ortrun" "$work/train.onnx" --feeds="$work/feeds-1.npz" \
   --dump="$work/ort-minus.npz" > /dev/null
-"$compare" "$work/ort-minus.npz" "$work/remat-last.npz" 1e-5
+"$remat" compare "$work/ort-minus.npz" "$work/remat-last.npz" --tolerance=1e-5
 if "$ortrun" "$work/train.onnx" --feeds="$work/feeds3.npz" \
     --dump="$work/ort-over.npz" > /dev/null 2>&1; then
   echo "ONNX Runtime took the label 3 of 3 classes"; exit 1
