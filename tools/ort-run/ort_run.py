@@ -54,6 +54,8 @@ def warn(message):
 USAGE = ("usage: ort-run MODEL.onnx [--feeds=FILES] [--params=FILES] "
          "[--input-shape=NAME=D0xD1x...] [--label-range=NAME=K] [--dump=DIR|OUT.npz] "
          "[--steps=N] [--json] [--profile=costs.json] [--opt-level=LEVEL] [--arena=off|on]")
+OPTIONS = ("feeds", "params", "input-shape", "label-range", "dump", "steps", "json", "profile",
+           "opt-level", "arena")
 OPT_LEVELS = {"default": None, "disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC",
               "extended": "ORT_ENABLE_EXTENDED", "layout": "ORT_ENABLE_LAYOUT",
               "all": "ORT_ENABLE_ALL"}
@@ -85,6 +87,8 @@ def parse_named(option, value, parse):
         eq = item.rfind("=")
         if eq <= 0:
             fail(f"--{option}: expected NAME=VALUE, got '{item}'")
+        if item[:eq] in result:
+            fail(f"option '--{option}' names input '{item[:eq]}' twice (in '{value}')")
         result[item[:eq]] = parse(item[eq + 1:], item)
     return result
 
@@ -103,14 +107,21 @@ def parse_dims(text, item):
 
 def parse_args(argv):
     opts = Options()
+    given = set()
     for arg in argv:
-        m = re.fullmatch(r"--([a-z-]+)(?:=(.*))?", arg, re.S)
-        if not m:
+        if not arg.startswith("-") or arg == "-":
             if opts.model is not None:
                 fail(f"unexpected argument '{arg}' (the model is '{opts.model}')")
             opts.model = arg
             continue
-        key, value = m.groups()
+        option, has_value, value = arg.partition("=")
+        value = value if has_value else None
+        key = option[2:] if option.startswith("--") else None
+        if key not in OPTIONS:
+            fail(f"unknown option '{option}'; {USAGE}")
+        if key in given:
+            fail(f"option '{option}' given twice")
+        given.add(key)
         if key == "json":
             if value is not None:
                 fail("--json takes no value")
@@ -119,9 +130,9 @@ def parse_args(argv):
         if not value:
             fail(f"--{key} needs a value; {USAGE}")
         if key == "feeds":
-            opts.feeds += split_list(value)
+            opts.feeds = split_list(value)
         elif key == "params":
-            opts.params += split_list(value)
+            opts.params = split_list(value)
         elif key == "dump":
             opts.dump = value
         elif key == "profile":
@@ -129,10 +140,10 @@ def parse_args(argv):
         elif key == "steps":
             opts.steps = parse_count(value, "--steps", 1)
         elif key == "input-shape":
-            opts.input_shapes.update(parse_named(key, value, parse_dims))
+            opts.input_shapes = parse_named(key, value, parse_dims)
         elif key == "label-range":
-            opts.label_ranges.update(parse_named(
-                key, value, lambda t, item: parse_count(t, f"--label-range {item}", 1)))
+            opts.label_ranges = parse_named(
+                key, value, lambda t, item: parse_count(t, f"--label-range {item}", 1))
         elif key == "opt-level":
             if value not in OPT_LEVELS:
                 fail(f"--opt-level: expected one of {', '.join(OPT_LEVELS)}, got '{value}'")
@@ -141,8 +152,6 @@ def parse_args(argv):
             if value not in ("on", "off"):
                 fail(f"--arena: expected on or off, got '{value}'")
             opts.arena = value == "on"
-        else:
-            fail(f"unknown option '--{key}'; {USAGE}")
     if opts.model is None:
         fail(USAGE)
     return opts
@@ -351,11 +360,20 @@ def make_feeds(ort, session, opts):
     inputs = session.get_inputs()
     names = {meta.name for meta in inputs}
     ignored = [name for name in given if name not in names]
+    for option, named in (("input-shape", opts.input_shapes), ("label-range", opts.label_ranges)):
+        for name in named:
+            if name not in names:
+                fail(f"{opts.model}: --{option} names '{name}', which is not an input of the model")
+            if name in given:
+                fail(f"--{option} names input '{name}', which {given[name][1]} feeds")
     feeds = {}
     for meta in inputs:
         meta_type = input_type(meta)
         if meta_type is None:
             fail(f"input '{meta.name}' is not a tensor, which ort-run cannot feed")
+        if meta.name in opts.label_ranges and not meta_type.startswith(("int", "uint")):
+            fail(f"--label-range names input '{meta.name}', which is {meta_type}, "
+                 "not an integer input")
         array, file = given.get(meta.name, (None, None))
         if array is not None and not fits_input(type_of(array), array.shape,
                                                 meta_type, meta.shape):

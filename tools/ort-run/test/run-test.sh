@@ -124,6 +124,23 @@ expect_error() {
 }
 expect_error 'no such file' "$work/missing.onnx"
 expect_error "unknown option '--bogus'" "$model" --bogus=1
+expect_error "unknown option '--bogus'; usage" "$model" --bogus
+expect_error "unknown option '-v'" "$model" -v
+# Options: each at most once (a list is comma-separated), each name once.
+expect_error "option '--steps' given twice" "$model" --feeds="$feeds" --steps=2 --steps=3
+expect_error "option '--feeds' given twice" "$model" --feeds="$feeds" --feeds="$feeds"
+expect_error "option '--json' given twice" "$model" --feeds="$feeds" --json --json
+expect_error "option '--input-shape' names input 'x' twice (in 'x=2x3x16x16,x=4x3x16x16')" \
+  "$model" --input-shape=x=2x3x16x16,x=4x3x16x16
+# --input-shape and --label-range name inputs that nothing feeds.
+expect_error "tiny-resnet-eval-op17.onnx: --input-shape names 'z', which is not an input of the model" \
+  "$model" --feeds="$feeds" --input-shape=z=2
+expect_error "tiny-resnet-eval-op17.onnx: --label-range names 'labels', which is not an input" \
+  "$model" --feeds="$feeds" --label-range=labels=3
+expect_error "input-shape names input 'x', which .*tiny-resnet-eval-op17.feeds.npz feeds" \
+  "$model" --feeds="$feeds" --input-shape=x=4x3x16x16
+expect_error "label-range names input 'w', which is float64, not an integer input" \
+  "$work/m.onnx" --label-range=w=3
 expect_error "--arena: expected on or off, got 'maybe'" "$model" --arena=maybe
 expect_error 'expected an integer >= 1' "$model" --steps=0
 expect_error "give its shape with --input-shape" "$model"
