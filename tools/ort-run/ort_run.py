@@ -44,6 +44,40 @@ def flatten(error):
     return re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
 
 
+ORT_NODE_FAILED = re.compile(
+    r"Non-zero status code returned while running (\S+) node\. Name:'(.*?)' Status Message: ")
+
+
+def without_source(message):
+    """An ORT_ENFORCE or ORT_THROW message without the C++ source location
+    and function signature that lead it, and without the enforced condition:
+    `/onnxruntime_src/F.h:91 R f(A, B) x == y was false. The input ...`."""
+    m = re.match(r"/\S+:\d+ ", message)
+    if not m:
+        return message
+    rest = message[m.end():]
+    if " was false. " in rest:
+        return rest.split(" was false. ", 1)[1]
+    depth = 0  # the signature ends at the parenthesis that closes its first
+    for i, c in enumerate(rest):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if c == ")" and depth == 0:
+            return re.sub(r"^(?: const)? ", "", rest[i + 1:]) or rest
+    return rest
+
+
+def ort_message(error, model):
+    """ONNX Runtime's error about `model` as one line: no status prefix, no
+    repeated `Load model from MODEL failed:`, a failing node as
+    `node 'NAME' (OP): ...`, and no C++ source location."""
+    text = flatten(error)
+    text = text.removeprefix(f"Load model from {model} failed:").lstrip()
+    m = ORT_NODE_FAILED.match(text)
+    if m:
+        return f"node '{m.group(2)}' ({m.group(1)}): {without_source(text[m.end():])}"
+    return without_source(text)
+
+
 def warn(message):
     sys.stderr.write(f"ort-run: warning: {message}\n")
 
@@ -424,7 +458,7 @@ def measure_peak(body):
     return result, status_bytes("VmHWM"), baseline
 
 
-def run_steps(session, output_names, feeds, steps):
+def run_steps(session, output_names, feeds, steps, model):
     """Runs the session `steps` times; returns the last step's outputs (as
     OrtValues, not copied into numpy) and the median seconds per step. The
     previous step's outputs are dropped before the next starts, as a training
@@ -437,7 +471,7 @@ def run_steps(session, output_names, feeds, steps):
         try:
             outputs = session.run_with_ort_values(output_names, feeds)
         except Exception as e:  # ORT's own exception types
-            fail(f"run failed: {flatten(e)}")
+            fail(f"{model}: {ort_message(e, model)}")
         seconds.append((time.perf_counter_ns() - start) / 1e9)
     seconds.sort()
     mid = steps // 2
@@ -538,7 +572,7 @@ def session_options(ort, opts, profile_dir):
     options = ort.SessionOptions()
     options.enable_cpu_mem_arena = opts.arena
     options.enable_mem_pattern = False
-    options.log_severity_level = 3
+    options.log_severity_level = 4  # fatal only: an error comes back as the exception too
     if OPT_LEVELS[opts.opt_level]:
         options.graph_optimization_level = getattr(ort.GraphOptimizationLevel,
                                                    OPT_LEVELS[opts.opt_level])
@@ -553,14 +587,14 @@ def run_model(ort, opts, profile_dir):
         session = ort.InferenceSession(opts.model, session_options(ort, opts, profile_dir),
                                        providers=["CPUExecutionProvider"])
     except Exception as e:  # ORT's own exception types
-        fail(f"{opts.model}: {flatten(e)}")
+        fail(f"{opts.model}: {ort_message(e, opts.model)}")
     feeds, ignored = make_feeds(ort, session, opts)
     if ignored:
         more = f" and {len(ignored) - 5} more" if len(ignored) > 5 else ""
         warn(f"not fed, as no model input has their names: {', '.join(ignored[:5])}{more}")
     output_names = [meta.name for meta in session.get_outputs()]
     (outputs, median), peak, baseline = measure_peak(
-        lambda: run_steps(session, output_names, feeds, opts.steps))
+        lambda: run_steps(session, output_names, feeds, opts.steps, opts.model))
     arrays = [(name, value.numpy()) for name, value in outputs]
     del outputs
     if opts.dump:

@@ -101,7 +101,7 @@ pass "--profile"
 
 # The hand-made model: int64, bool and float64 inputs, a filled one with
 # --label-range, an initializer left unfed, output names holding '/'.
-"$python" "$here/make_model.py" "$work/m.onnx"
+"$python" "$here/make_model.py" "$work"
 "$runner" "$work/m.onnx" --label-range=labels=3 --dump="$work/m" --json >"$work/m.json"
 for f in out_labels mask_not w_scaled; do check_npy "$work/m/$f.npy"; done
 check_py '
@@ -146,7 +146,13 @@ expect_error 'expected an integer >= 1' "$model" --steps=0
 expect_error "give its shape with --input-shape" "$model"
 expect_error "has type float32\[10,4,32\], but input 'x' is float32\[N,3,16,16\]" \
   "$model" --feeds="$fixtures/tiny-transformer-eval-op17.feeds.npz"
-expect_error 'Protobuf parsing failed' "$fixtures/MANIFEST.json"
+# ONNX Runtime's own errors: one line, located, without ORT's log, status
+# prefix, repeated model name or C++ source.
+expect_error 'MANIFEST.json: Protobuf parsing failed' "$fixtures/MANIFEST.json"
+expect_error "mistyped.onnx: Type Error: Type parameter (T) of Optype (Add) bound to different" \
+  "$work/mistyped.onnx"
+expect_error "add.onnx: node 'add' (Add): Attempting to broadcast an axis by a dimension other than 1. 2 by 3$" \
+  "$work/add.onnx" --input-shape=a=2,b=3
 expect_error "x=2x3x16x1 does not fit input 'x'" "$model" --input-shape=x=2x3x16x1
 expect_error "arrays may not be given twice" "$model" --feeds="$feeds" --params="$feeds"
 expect_error "--opt-level: expected one of default, disabled" "$model" --opt-level=most
