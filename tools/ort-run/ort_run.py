@@ -11,6 +11,7 @@ time per step and the peak memory the process reached while running (see
 measure_peak for why that is the memory a user sees). README.md has the details.
 """
 
+import functools
 import gc
 import io
 import json
@@ -253,16 +254,16 @@ def write_npy(stream, array, where):
     np.lib.format.write_array(stream, np.ascontiguousarray(array), allow_pickle=False)
 
 
-def write_npz(file, arrays):
+def write_npz(stream, arrays, where):
     """Writes `arrays` into one stored archive whose members are named exactly
-    as the arrays. np.savez stamps members with the current time; fixed times
-    here make equal values give equal bytes."""
-    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED) as archive:
+    as the arrays, `where` naming it in errors. np.savez stamps members with
+    the current time; fixed times here make equal values give equal bytes."""
+    with zipfile.ZipFile(stream, "w", zipfile.ZIP_STORED) as archive:
         for name, array in arrays:
             member = zipfile.ZipInfo(f"{name}.npy", date_time=(1980, 1, 1, 0, 0, 0))
             large = array.nbytes + 65536 > zipfile.ZIP64_LIMIT
-            with archive.open(member, "w", force_zip64=large) as stream:
-                write_npy(stream, array, f"{file}: '{name}'")
+            with archive.open(member, "w", force_zip64=large) as member_stream:
+                write_npy(member_stream, array, f"{where}: '{name}'")
 
 
 def file_name_of(name):
@@ -272,24 +273,92 @@ def file_name_of(name):
     return re.sub(r"^\.", "_", re.sub(r"[^A-Za-z0-9._-]", "_", name)) + ".npy"
 
 
-def write_npy_dir(folder, arrays):
-    os.makedirs(folder, exist_ok=True)
-    written = {}
-    for name, array in arrays:
-        file = file_name_of(name)
-        if file in written:
-            fail(f"--dump: outputs '{written[file]}' and '{name}' both become {file}: "
-                 "dump to an .npz archive instead")
-        written[file] = name
-        with open(os.path.join(folder, file), "wb") as stream:
-            write_npy(stream, array, f"{folder}: '{name}'")
+# ---------------------------------------------------------------------------
+# The files ort-run writes
 
-
-def dump(dest, arrays):
-    if dest.endswith(".npz"):
-        write_npz(dest, arrays)
+def check_target(option, path, folder):
+    """Fails where `--option=path` cannot be written, before anything runs: a
+    folder where a file goes or the reverse, a parent that is missing (a
+    --dump=DIR folder is made with its parents, as `remat run --dump` makes
+    it), not a folder or not writable."""
+    if folder:
+        parent = path.rstrip("/") or "/"  # "FILE/" does not exist: FILE does
+        if os.path.exists(parent) and not os.path.isdir(parent):
+            fail(f"--{option}={path}: is a file, not a directory (an archive's name ends in .npz)")
+        while not os.path.exists(parent):
+            parent = os.path.dirname(parent) or "."
     else:
-        write_npy_dir(dest, arrays)
+        if os.path.isdir(path):
+            fail(f"--{option}={path}: is a directory")
+        parent = os.path.dirname(path) or "."
+        if not os.path.exists(parent):
+            fail(f"--{option}={path}: {parent}: no such directory")
+    if not os.path.isdir(parent):
+        fail(f"--{option}={path}: {parent}: not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        fail(f"--{option}={path}: {parent}: not writable")
+
+
+def check_targets(opts):
+    """Checks --dump and --profile before anything runs: each can be written,
+    and neither is the other or a file this run reads."""
+    targets = [(option, path) for option, path in (("dump", opts.dump), ("profile", opts.profile))
+               if path]
+    for option, path in targets:
+        check_target(option, path, option == "dump" and not path.endswith(".npz"))
+    if len(targets) == 2 and os.path.realpath(opts.dump) == os.path.realpath(opts.profile):
+        fail(f"--dump and --profile both write {opts.dump}")
+    reads = {os.path.realpath(file): file for file in [opts.model, *opts.feeds, *opts.params]}
+    for option, path in targets:
+        if os.path.realpath(path) in reads:
+            fail(f"--{option}={path}: would overwrite {reads[os.path.realpath(path)]}, "
+                 "which this run reads")
+
+
+def dump_files(dest, names):
+    """The file of each output in `--dump=DIR` (None for an archive), checked
+    before the run: two outputs may not become the same file."""
+    if dest.endswith(".npz"):
+        return None
+    owners = {}
+    for name in names:
+        file = file_name_of(name)
+        if file in owners:
+            fail(f"--dump: outputs '{owners[file]}' and '{name}' both become {file}: "
+                 "dump to an .npz archive instead")
+        owners[file] = name
+    return [os.path.join(dest, file_name_of(name)) for name in names]
+
+
+def write_files(writes):
+    """Calls each `(path, write)`'s write(stream) on a temporary file beside
+    the path, and renames the temporaries over the paths once all are
+    written: a failure leaves no file half-written. A temporary is created as
+    open() creates files, 0666 less the umask (tempfile's would be 0600)."""
+    temps = []
+    try:
+        for path, write in writes:
+            temp = os.path.join(os.path.dirname(path),
+                                f".{os.path.basename(path)}.{os.getpid()}.tmp")
+            with open(temp, "xb") as stream:
+                temps.append(temp)
+                write(stream)
+        for (path, _), temp in zip(writes, temps):
+            os.replace(temp, path)
+    finally:
+        for temp in temps:
+            if os.path.exists(temp):
+                os.remove(temp)
+
+
+def dump(dest, files, arrays):
+    """Writes the outputs to `--dump=dest`, `files` from dump_files."""
+    if files is None:
+        write_files([(dest, functools.partial(write_npz, arrays=arrays, where=dest))])
+        return
+    os.makedirs(dest, exist_ok=True)
+    write_files([(file, functools.partial(write_npy, array=array, where=f"{dest}: '{name}'"))
+                 for file, (name, array) in zip(files, arrays)])
 
 
 # ---------------------------------------------------------------------------
@@ -523,8 +592,8 @@ def write_profile(session, dest, steps):
             events = json.load(f)
     except (OSError, ValueError) as e:
         fail(f"cannot read ONNX Runtime's profile {trace}: {flatten(e)}")
-    with open(dest, "w", encoding="utf-8") as f:
-        f.write(json.dumps(node_costs(events, steps), indent=1) + "\n")
+    text = json.dumps(node_costs(events, steps), indent=1) + "\n"
+    write_files([(dest, lambda stream: stream.write(text.encode()))])
 
 
 # ---------------------------------------------------------------------------
@@ -588,17 +657,18 @@ def run_model(ort, opts, profile_dir):
                                        providers=["CPUExecutionProvider"])
     except Exception as e:  # ORT's own exception types
         fail(f"{opts.model}: {ort_message(e, opts.model)}")
+    output_names = [meta.name for meta in session.get_outputs()]
+    files = dump_files(opts.dump, output_names) if opts.dump else None
     feeds, ignored = make_feeds(ort, session, opts)
     if ignored:
         more = f" and {len(ignored) - 5} more" if len(ignored) > 5 else ""
         warn(f"not fed, as no model input has their names: {', '.join(ignored[:5])}{more}")
-    output_names = [meta.name for meta in session.get_outputs()]
     (outputs, median), peak, baseline = measure_peak(
         lambda: run_steps(session, output_names, feeds, opts.steps, opts.model))
     arrays = [(name, value.numpy()) for name, value in outputs]
     del outputs
     if opts.dump:
-        dump(opts.dump, arrays)
+        dump(opts.dump, files, arrays)
     if profile_dir:
         write_profile(session, opts.profile, opts.steps)
     del session
@@ -614,6 +684,7 @@ def main(argv):
     opts = parse_args(argv)
     if not os.path.exists(opts.model):
         fail(f"{opts.model}: no such file")
+    check_targets(opts)
     if not os.environ.get("MALLOC_MMAP_THRESHOLD_"):
         warn("MALLOC_MMAP_THRESHOLD_ is not set: freed tensors may stay resident and the peak "
              "overstate live memory; set MALLOC_MMAP_THRESHOLD_=65536")

@@ -115,6 +115,16 @@ ok = labels.dtype == np.int64 and labels.tolist() == [0, 0, 2, 1, 1, 2] and \
   np.abs(w - w_js).max() <= 1e-16' "$work/m"
 pass "dtypes, --label-range, the fill's values, names with '/'"
 
+# The files and folders ort-run makes are 0666 and 0777 less the umask, and
+# no temporary file is left.
+(umask 027 && "$runner" "$model" --feeds="$feeds" --dump="$work/um/dir" --profile="$work/um.json" &&
+  "$runner" "$model" --feeds="$feeds" --dump="$work/um.npz") >/dev/null 2>&1 || fail "umask 027 runs"
+modes=$(stat -c %a "$work/um" "$work/um/dir" "$work/um/dir/y.npy" "$work/um.json" "$work/um.npz")
+[ "$(echo $modes)" = "750 750 640 640 640" ] || fail "modes under umask 027: $(echo $modes)"
+[ "$(ls -A "$work/um/dir")" = y.npy ] && [ -z "$(find "$work" -name '*.tmp')" ] ||
+  fail "temporary files left: $(ls -A "$work/um/dir") $(find "$work" -name '*.tmp')"
+pass "umask"
+
 # Errors: one line on stderr, exit status 1.
 expect_error() {
   pattern=$1; shift
@@ -152,7 +162,44 @@ expect_error 'MANIFEST.json: Protobuf parsing failed' "$fixtures/MANIFEST.json"
 expect_error "mistyped.onnx: Type Error: Type parameter (T) of Optype (Add) bound to different" \
   "$work/mistyped.onnx"
 expect_error "add.onnx: node 'add' (Add): Attempting to broadcast an axis by a dimension other than 1. 2 by 3$" \
-  "$work/add.onnx" --input-shape=a=2,b=3
+  "$work/add.onnx" --input-shape=a=2,b=3 --dump="$work/failed.npz"
+[ ! -e "$work/failed.npz" ] || fail "a failed run dumped"
+# --dump and --profile targets that cannot be written fail before the run and
+# leave nothing written.
+mkdir "$work/folder.npz"
+: >"$work/plain"
+cp "$model" "$work/copy.onnx"
+cp "$feeds" "$work/copy.npz"
+expect_error "--dump=$work/folder.npz: is a directory$" "$model" --feeds="$feeds" --dump="$work/folder.npz"
+expect_error "--profile=$work/folder.npz: is a directory$" "$model" --feeds="$feeds" --profile="$work/folder.npz"
+expect_error "--dump=$work/none/y.npz: $work/none: no such directory" \
+  "$model" --feeds="$feeds" --dump="$work/none/y.npz"
+expect_error "--profile=$work/none/c.json: $work/none: no such directory" \
+  "$model" --feeds="$feeds" --profile="$work/none/c.json"
+expect_error "--dump=$work/plain: is a file, not a directory" "$model" --feeds="$feeds" --dump="$work/plain"
+expect_error "--dump=$work/plain/: is a file, not a directory" "$model" --feeds="$feeds" --dump="$work/plain/"
+expect_error "--dump=$work/plain/d/e: $work/plain: not a directory" \
+  "$model" --feeds="$feeds" --dump="$work/plain/d/e"
+expect_error "--dump=$work/plain/y.npz: $work/plain: not a directory" \
+  "$model" --feeds="$feeds" --dump="$work/plain/y.npz"
+# /proc/self takes no new file, even from root.
+expect_error "--dump=/proc/self/y.npz: " "$model" --feeds="$feeds" --dump=/proc/self/y.npz
+expect_error "--dump=$work/copy.npz: would overwrite $work/copy.npz, which this run reads" \
+  "$model" --feeds="$work/copy.npz" --dump="$work/copy.npz"
+expect_error "--profile=$work/copy.onnx: would overwrite $work/copy.onnx, which this run reads" \
+  "$work/copy.onnx" --feeds="$feeds" --profile="$work/copy.onnx"
+expect_error "--dump and --profile both write $work/both.npz" \
+  "$model" --feeds="$feeds" --dump="$work/both.npz" --profile="$work/both.npz"
+expect_error "--dump: outputs 'sum/0' and 'sum_0' both become sum_0.npy" \
+  "$work/add.onnx" --input-shape=a=2,b=2 --dump="$work/collide"
+cmp -s "$model" "$work/copy.onnx" && cmp -s "$feeds" "$work/copy.npz" || fail "a file read was overwritten"
+[ -z "$(ls -A "$work/folder.npz")" ] && [ ! -s "$work/plain" ] && [ ! -e "$work/none" ] && [ ! -e "$work/both.npz" ] &&
+  [ ! -e "$work/collide" ] || fail "a failed --dump or --profile wrote files"
+if [ "$(id -u)" != 0 ]; then  # root writes in a read-only folder
+  mkdir "$work/read-only" && chmod 555 "$work/read-only"
+  expect_error "--dump=$work/read-only/d: $work/read-only: not writable" \
+    "$model" --feeds="$feeds" --dump="$work/read-only/d"
+fi
 expect_error "x=2x3x16x1 does not fit input 'x'" "$model" --input-shape=x=2x3x16x1
 expect_error "arrays may not be given twice" "$model" --feeds="$feeds" --params="$feeds"
 expect_error "--opt-level: expected one of default, disabled" "$model" --opt-level=most
