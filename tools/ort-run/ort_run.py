@@ -454,15 +454,32 @@ def dims_to_fill(name, meta_type, meta_shape, input_shapes):
     return meta_shape if dims is None else dims
 
 
+def given_array(meta, what, given):
+    """The type of `meta`, an input or (`what`) an initializer, and the array
+    of `given` named after it (None if none), which must have its type and
+    static dims."""
+    meta_type = input_type(meta)
+    if meta_type is None:
+        fail(f"{what} '{meta.name}' is not a tensor, which ort-run cannot feed")
+    array, file = given.get(meta.name, (None, None))
+    if array is not None and not fits_input(type_of(array), array.shape, meta_type, meta.shape):
+        fail(f"{file}: array '{meta.name}': has type "
+             f"{type_string(type_of(array), array.shape)}, "
+             f"but {what} '{meta.name}' is {type_string(meta_type, meta.shape)}")
+    return meta_type, array
+
+
 def make_feeds(ort, session, opts):
-    """One OrtValue per model input (ONNX Runtime lists no input that an
-    initializer holds; those keep the model's values), and the names of the
-    given arrays that name no input (a remat feeds file's `labels`, weights
-    the model holds as initializers): they are not fed."""
+    """One OrtValue per model input, one per overridable initializer (an
+    initializer that is also a graph input, as `remat export --params` embeds
+    the weights) that an array names, and the names of the given arrays that
+    name neither (a remat feeds file's `labels`): they are not fed."""
     given = collect_arrays(opts.feeds + opts.params)
     inputs = session.get_inputs()
+    initializers = session.get_overridable_initializers()
     names = {meta.name for meta in inputs}
-    ignored = [name for name in given if name not in names]
+    ignored = [name for name in given
+               if name not in names and not any(meta.name == name for meta in initializers)]
     for option, named in (("input-shape", opts.input_shapes), ("label-range", opts.label_ranges)):
         for name in named:
             if name not in names:
@@ -471,22 +488,18 @@ def make_feeds(ort, session, opts):
                 fail(f"--{option} names input '{name}', which {given[name][1]} feeds")
     feeds = {}
     for meta in inputs:
-        meta_type = input_type(meta)
-        if meta_type is None:
-            fail(f"input '{meta.name}' is not a tensor, which ort-run cannot feed")
+        meta_type, array = given_array(meta, "input", given)
         if meta.name in opts.label_ranges and not meta_type.startswith(("int", "uint")):
             fail(f"--label-range names input '{meta.name}', which is {meta_type}, "
                  "not an integer input")
-        array, file = given.get(meta.name, (None, None))
-        if array is not None and not fits_input(type_of(array), array.shape,
-                                                meta_type, meta.shape):
-            fail(f"{file}: array '{meta.name}': has type "
-                 f"{type_string(type_of(array), array.shape)}, "
-                 f"but input '{meta.name}' is {type_string(meta_type, meta.shape)}")
         if array is None:
             dims = dims_to_fill(meta.name, meta_type, meta.shape, opts.input_shapes)
             array = fill_array(meta.name, meta_type, dims, opts.label_ranges.get(meta.name))
         feeds[meta.name] = ort.OrtValue.ortvalue_from_numpy(array)
+    for meta in initializers:  # an initializer nothing feeds keeps the model's value
+        _, array = given_array(meta, "initializer", given)
+        if array is not None:
+            feeds[meta.name] = ort.OrtValue.ortvalue_from_numpy(array)
     return feeds, ignored
 
 

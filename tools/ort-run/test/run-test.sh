@@ -115,6 +115,19 @@ ok = labels.dtype == np.int64 and labels.tolist() == [0, 0, 2, 1, 1, 2] and \
   np.abs(w - w_js).max() <= 1e-16' "$work/m"
 pass "dtypes, --label-range, the fill's values, names with '/'"
 
+# An array named after an initializer that is also a graph input (as
+# `remat export --params` embeds the weights) overrides it, without a warning:
+# w/scaled = w * w + bias moves by the new bias less the model's [0.5, -0.5].
+"$python" -c 'import sys, numpy as np; np.save(sys.argv[1], np.array([2.0, -3.0]))' "$work/bias.npy"
+"$runner" "$work/m.onnx" --label-range=labels=3 --feeds="$work/bias.npy" --dump="$work/fed" \
+  >/dev/null 2>"$work/err.txt" || fail "feeding initializer bias: $(cat "$work/err.txt")"
+[ ! -s "$work/err.txt" ] || fail "feeding initializer bias: $(cat "$work/err.txt")"
+check_py '
+w = np.load(sys.argv[1] + "/m/w_scaled.npy")
+fed = np.load(sys.argv[1] + "/fed/w_scaled.npy")
+ok = np.abs(fed - w - [1.5, -2.5]).max() <= 1e-14' "$work"
+pass "an overridable initializer fed"
+
 # The files and folders ort-run makes are 0666 and 0777 less the umask, and
 # no temporary file is left.
 (umask 027 && "$runner" "$model" --feeds="$feeds" --dump="$work/um/dir" --profile="$work/um.json" &&
@@ -213,6 +226,9 @@ expect_error "unsupported dtype '>f8'" "$work/m.onnx" --feeds="$work/w.npy"
 "$python" -c 'import sys, numpy as np; np.save(sys.argv[1], np.zeros((2, 2), "f4"))' "$work/w.npy"
 expect_error "array 'w': has type float32\[2,2\], but input 'w' is float64\[2,2\]" \
   "$work/m.onnx" --feeds="$work/w.npy"
+"$python" -c 'import sys, numpy as np; np.save(sys.argv[1], np.zeros(3, "f8"))' "$work/bias.npy"
+expect_error "bias.npy: array 'bias': has type float64\[3\], but initializer 'bias' is float64\[2\]" \
+  "$work/m.onnx" --feeds="$work/bias.npy"
 pass "errors"
 
 # Without MALLOC_MMAP_THRESHOLD_, a warning says why the peak may overstate.
