@@ -478,8 +478,8 @@ def make_feeds(ort, session, opts):
     inputs = session.get_inputs()
     initializers = session.get_overridable_initializers()
     names = {meta.name for meta in inputs}
-    ignored = [name for name in given
-               if name not in names and not any(meta.name == name for meta in initializers)]
+    fed = names | {meta.name for meta in initializers}
+    ignored = [name for name in given if name not in fed]
     for option, named in (("input-shape", opts.input_shapes), ("label-range", opts.label_ranges)):
         for name in named:
             if name not in names:
