@@ -1,23 +1,29 @@
 #!/usr/bin/env python3
 """Exports PyTorch models to ONNX and checks remat's gradients against PyTorch's.
 
-Needs Debian's python3-torch (1.13), python3-torchvision, python3-onnx and
-python3-numpy, run with Debian's interpreter; CI does not run it (the small
-fixtures it writes are checked in). Run from the repository root:
+Runs in the project's virtual environment (.venv, from requirements.txt:
+PyTorch 2, torchvision, onnx, onnxscript for the torch.export-based exporter,
+numpy); CI does not run it (the small fixtures it writes are checked in). The
+fixtures named without an exporter were written by PyTorch 1.13's exporter
+(Debian's python3-torch), which PyTorch 2 cannot rerun: `small` rewrites only
+the cases of the running PyTorch's major version. Run from the repository
+root:
 
-  /usr/bin/python3 scripts/make-onnx-fixtures.py small
+  .venv/bin/python scripts/make-onnx-fixtures.py small
       tests/onnx/fixtures/NAME.{onnx,feeds.npz,expected.npz} and MANIFEST.json:
-      tiny models built from torch and torchvision modules.
-  /usr/bin/python3 scripts/make-onnx-fixtures.py large DIR
+      tiny models built from torch and torchvision modules, exported by
+      PyTorch 2's legacy exporter (`-legacy-`) and its torch.export-based one
+      (`-dynamo-`, weights in NAME.onnx.data).
+  .venv/bin/python scripts/make-onnx-fixtures.py large DIR
       DIR/bench/: torchvision resnet18, resnet50, mobilenet_v2, vgg16 and a
       12-layer nn.TransformerEncoder at batch 32; DIR/grad/: the same models
       at a size the reference executor differentiates in seconds to minutes,
       with feeds and PyTorch's loss and gradients.
-  /usr/bin/python3 scripts/make-onnx-fixtures.py compare DIR --remat=REMAT
+  .venv/bin/python scripts/make-onnx-fixtures.py compare DIR --remat=REMAT
       Imports every case of DIR/MANIFEST.json, runs its training graph on its
       feeds and the model's weights, and prints the largest relative error of
       the loss, the output and every param gradient against PyTorch's.
-  /usr/bin/python3 scripts/make-onnx-fixtures.py kinks DIR --remat=REMAT
+  .venv/bin/python scripts/make-onnx-fixtures.py kinks DIR --remat=REMAT
       For the CNN cases of DIR/MANIFEST.json: the ReLU, ReLU6 and max-pool
       elements that PyTorch's and remat's float32 forward passes put on the
       other side of the kink than float64 does, the gradients' errors
@@ -25,7 +31,7 @@ fixtures it writes are checked in). Run from the repository root:
       activations (every Conv, ReLU, Clip, MaxPool and Gemm output, and
       eval-mode BatchNormalization's) against PyTorch's gradients. --draws=N repeats it on new
       inputs, --verbose lists the flips.
-  /usr/bin/python3 scripts/make-onnx-fixtures.py bench DIR --remat=REMAT
+  .venv/bin/python scripts/make-onnx-fixtures.py bench DIR --remat=REMAT
       Times `remat import` of every case of DIR/MANIFEST.json and prints op
       counts and the peaks of plain autodiff and of --strategy=sqrtn.
 
@@ -37,6 +43,8 @@ batch-norm and layer-norm scales, shifts and running statistics drawn too
 """
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import re
@@ -128,25 +136,41 @@ def randomise_norms(model, gen):
 
 
 class Case:
-    """One export: a model, its input, opset, mode and the loss remat adds."""
+    """One export: a model, its input, opset, mode, exporter and the loss
+    remat adds. `exporter` is "legacy" (TorchScript-based, `dynamo=False`)
+    or "dynamo" (torch.export-based, PyTorch 2's default); `optimize` is
+    the dynamo exporter's option of that name; `torch` the major version of
+    PyTorch that writes the case."""
 
     def __init__(self, name, make, shape, opset, training, loss, classes=5,
-                 sequence=False, trace=None):
+                 sequence=False, trace=None, exporter="legacy", optimize=True,
+                 torch=2):
         self.name, self.make, self.shape = name, make, list(shape)
-        # The input the exporter traces: the graph has a dynamic batch (and
-        # sequence) axis, so a small trace gives the same graph, which
-        # `--input-shape` then fixes at `shape`.
+        # The input the legacy exporter traces: the graph has a dynamic batch
+        # (and sequence) axis, so a small trace gives the same graph, which
+        # `--input-shape` then fixes at `shape`. The dynamo exporter traces
+        # `shape` itself.
         self.trace = list(trace or shape)
         self.opset, self.training, self.loss = opset, training, loss
         self.classes, self.sequence = classes, sequence
+        self.exporter, self.optimize, self.torch = exporter, optimize, torch
 
     def input_shape(self):
         return "x=" + "x".join(str(d) for d in self.shape)
 
     def manifest(self):
-        return {"name": self.name, "opset": self.opset,
-                "training": self.training, "loss": self.loss,
-                "input_shape": self.input_shape()}
+        entry = {"name": self.name, "opset": self.opset,
+                 "training": self.training, "loss": self.loss,
+                 "input_shape": self.input_shape()}
+        if self.torch >= 2:
+            entry.update(exporter=self.exporter, torch=torch.__version__)
+            if self.exporter == "dynamo":
+                entry["optimize"] = self.optimize
+        return entry
+
+
+# The opset both of PyTorch 2.14's exporters write when none is given.
+TORCH2_OPSET = 20
 
 
 def small_cases():
@@ -154,18 +178,43 @@ def small_cases():
     image, tokens = (2, 3, 16, 16), (10, 4, 32)
     ce, mse = "softmax_cross_entropy", "mse"
     tiny_tf = lambda: transformer(2, 32, 4, 64, 0.0)
+    tiny_mn = lambda: tiny_mobilenet(0.0)
+    op = TORCH2_OPSET
     return [
-        Case("tiny-resnet-train-op13", tiny_resnet, image, 13, True, ce),
-        Case("tiny-resnet-train-op15", tiny_resnet, image, 15, True, ce),
-        Case("tiny-resnet-eval-op17", tiny_resnet, image, 17, False, ce),
-        Case("tiny-mobilenet-train-op14", lambda: tiny_mobilenet(0.0), image,
-             14, True, ce),
+        # PyTorch 1.13's exports.
+        Case("tiny-resnet-train-op13", tiny_resnet, image, 13, True, ce,
+             torch=1),
+        Case("tiny-resnet-train-op15", tiny_resnet, image, 15, True, ce,
+             torch=1),
+        Case("tiny-resnet-eval-op17", tiny_resnet, image, 17, False, ce,
+             torch=1),
+        Case("tiny-mobilenet-train-op14", tiny_mn, image, 14, True, ce,
+             torch=1),
         Case("tiny-mobilenet-eval-op16", lambda: tiny_mobilenet(0.2), image,
-             16, False, ce),
+             16, False, ce, torch=1),
         Case("tiny-transformer-train-op13", tiny_tf, tokens, 13, True, mse,
-             sequence=True),
+             sequence=True, torch=1),
         Case("tiny-transformer-eval-op17", tiny_tf, tokens, 17, False, mse,
-             sequence=True),
+             sequence=True, torch=1),
+        # PyTorch 2's legacy exporter, in training mode (and one eval).
+        Case(f"tiny-resnet-train-legacy-op{op}", tiny_resnet, image, op, True,
+             ce),
+        Case(f"tiny-mobilenet-train-legacy-op{op}", tiny_mn, image, op, True,
+             ce),
+        Case(f"tiny-mobilenet-eval-legacy-op{op}", lambda: tiny_mobilenet(0.2),
+             image, op, False, ce),
+        Case(f"tiny-transformer-train-legacy-op{op}", tiny_tf, tokens, op,
+             True, mse, sequence=True),
+        # PyTorch 2's default exporter. The models are in training mode, but
+        # it writes batch norm in eval mode (on the running statistics) and,
+        # with its default optimize=True, folds it into the convolution
+        # before it; `reference` gives PyTorch's gradients of what it wrote.
+        Case(f"tiny-resnet-train-dynamo-op{op}", tiny_resnet, image, op, True,
+             ce, exporter="dynamo"),
+        Case(f"tiny-mobilenet-train-dynamo-noopt-op{op}", tiny_mn, image, op,
+             True, ce, exporter="dynamo", optimize=False),
+        Case(f"tiny-transformer-train-dynamo-op{op}", tiny_tf, tokens, op,
+             True, mse, sequence=True, exporter="dynamo"),
     ]
 
 
@@ -229,7 +278,28 @@ def build(case):
     return model
 
 
+def reference_training(case, model):
+    """Whether PyTorch computes what the export does in training mode: the
+    dynamo exporter writes batch norm in eval mode whatever the model's
+    (onnxscript's torchlib sets `training = False` in its batch norm), so
+    the reference of such a model is its eval mode."""
+    has_bn = any(isinstance(m, nn.BatchNorm2d) for m in model.modules())
+    return case.training and not (case.exporter == "dynamo" and has_bn)
+
+
 def export(case, model, path):
+    if case.exporter == "dynamo":
+        export_dynamo(case, model, path)
+    else:
+        export_legacy(case, model, path)
+    written = onnx.load(path, load_external_data=False)
+    opset = [o.version for o in written.opset_import if o.domain in ("", "ai.onnx")]
+    if opset != [case.opset]:
+        sys.exit(f"{path}: the exporter wrote opset {opset}, not {case.opset}")
+    onnx.checker.check_model(path)
+
+
+def export_legacy(case, model, path):
     example = torch.randn(case.trace, generator=torch.Generator().manual_seed(SEED))
     # PRESERVE keeps eval-mode batch norm as BatchNormalization on the running
     # statistics; EVAL would fold it into the convolutions' weights, which
@@ -237,13 +307,28 @@ def export(case, model, path):
     mode = (torch.onnx.TrainingMode.TRAINING if case.training
             else torch.onnx.TrainingMode.PRESERVE)
     dynamic = {0: "S", 1: "N"} if case.sequence else {0: "N"}
+    legacy = {"dynamo": False} if torch.__version__ >= "2" else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, example, path, opset_version=case.opset,
                           training=mode, do_constant_folding=False,
                           input_names=["x"], output_names=["y"],
-                          dynamic_axes={"x": dynamic})
-    onnx.checker.check_model(path)
+                          dynamic_axes={"x": dynamic}, **legacy)
+
+
+def export_dynamo(case, model, path):
+    """torch.export-based export at the case's own shape, with the
+    exporter's defaults: weights in PATH.data beside the model."""
+    example = torch.randn(case.shape, generator=torch.Generator().manual_seed(SEED))
+    data = path + ".data"
+    if os.path.exists(data):
+        os.remove(data)
+    with warnings.catch_warnings(), \
+            contextlib.redirect_stdout(io.StringIO()):
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), path, dynamo=True,
+                          opset_version=case.opset, optimize=case.optimize,
+                          input_names=["x"], output_names=["y"])
 
 
 def make_feeds(case, seed=SEED + 2):
@@ -258,6 +343,7 @@ def make_feeds(case, seed=SEED + 2):
 
 def reference(case, model, feeds):
     """PyTorch's loss, output and param gradients on `feeds`, as float32."""
+    model.train(reference_training(case, model))
     model.zero_grad()
     y = model(feeds["x"])
     if case.loss == "softmax_cross_entropy":
@@ -286,6 +372,7 @@ def find_case(entry):
 def reference64(case, arrays):
     """PyTorch's loss and param gradients in float64 on the feeds `arrays`."""
     model = build(case).double()
+    model.train(reference_training(case, model))
     x = torch.from_numpy(arrays["x"]).double()
     y = model(x)
     if case.loss == "softmax_cross_entropy":
@@ -304,8 +391,25 @@ class Arrays(dict):
     files = property(lambda self: list(self.keys()))
 
 
-def initializer_names(path):
-    return {t.name for t in onnx.load(path, load_external_data=False).graph.initializer}
+def param_initializers(path, model):
+    """param name -> (initializer name, transposed) for the params that the
+    model at `path` holds as initializers: of the same name and values, or,
+    as the dynamo exporter's optimizer writes a Linear weight, transposed
+    under a generated name (`val_0`). A param it folded into another
+    tensor (batch norm, into the conv weight before it) has none."""
+    initializers = {t.name: onnx.numpy_helper.to_array(t)
+                    for t in onnx.load(path).graph.initializer}
+    found = {}
+    for name, p in model.named_parameters():
+        value = p.detach().numpy()
+        if name in initializers and np.array_equal(
+                initializers[name].reshape(value.shape), value):
+            found[name] = (name, False)
+        elif value.ndim == 2:
+            for other, array in initializers.items():
+                if array.shape == value.T.shape and np.array_equal(array, value.T):
+                    found[name] = (other, True)
+    return found
 
 
 def write_case(case, directory, with_reference):
@@ -316,11 +420,18 @@ def write_case(case, directory, with_reference):
         return
     feeds = make_feeds(case)
     expected = reference(case, model, feeds)
-    names = initializer_names(path)
-    for key in expected:
+    held = param_initializers(path, model)
+    for key in list(expected):
         param = key[:-len(".grad")]
-        if key.endswith(".grad") and param not in names:
+        if not key.endswith(".grad") or held.get(param) == (param, False):
+            continue
+        if case.exporter != "dynamo" or not case.optimize:
             sys.exit(f"{path}: param '{param}' is not an initializer")
+        # The optimizer's work: a transposed copy has the transposed
+        # gradient; a folded one is another tensor, of other gradients.
+        grad = expected.pop(key)
+        if param in held:
+            expected[held[param][0] + ".grad"] = np.ascontiguousarray(grad.T)
     np.savez(os.path.join(directory, case.name + ".feeds.npz"),
              **{k: v.numpy() for k, v in feeds.items()})
     np.savez(os.path.join(directory, case.name + ".expected.npz"), **expected)
@@ -424,7 +535,8 @@ def compare(args):
                 # lands from the exact values, for PyTorch and for remat.
                 exact = Arrays(reference64(find_case(case),
                                            dict(np.load(prefix + ".feeds.npz"))))
-                keys = [k for k in exact.files if k.endswith(".grad")]
+                keys = [k for k in exact.files
+                        if k.endswith(".grad") and k in expected.files]
                 torch32 = relative_errors(Arrays({k: expected[k] for k in keys}),
                                           Arrays({k: exact[k] for k in keys}))
                 ours = relative_errors(Arrays({k: actual[k] for k in keys}),
@@ -819,7 +931,9 @@ def main():
     args = parser.parse_args()
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
     if args.command == "small":
-        write_cases(small_cases(), args.out, with_reference=True)
+        major = int(torch.__version__.split(".")[0])
+        write_cases([c for c in small_cases() if c.torch == major], args.out,
+                    with_reference=True)
     elif args.command == "large":
         bench_cases, grad_cases = large_cases()
         if args.models:

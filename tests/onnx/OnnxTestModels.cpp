@@ -12,7 +12,8 @@
 namespace remat::testing {
 
 OnnxModelBuilder::OnnxModelBuilder(int64_t opset) {
-  model_.set_ir_version(8);
+  // Opsets 19 and 20 came with IR version 9, which libonnx 1.12 predates.
+  model_.set_ir_version(opset >= 19 ? 9 : 8);
   model_.set_producer_name("remat-tests");
   onnx::OperatorSetIdProto *id = model_.add_opset_import();
   id->set_domain("");
@@ -227,9 +228,16 @@ std::string tinyTransformerLayer(int64_t opset) {
   b.weights("attn.in_proj_bias", {3 * dim}, 0.1f);
   b.node("MatMul", {"x", "attn.in_proj_weight_t"}, {"qkv0"});
   b.node("Add", {"qkv0", "attn.in_proj_bias"}, {"qkv"});
-  b.ints("split_sizes", {3}, {dim, dim, dim});
-  onnx::NodeProto &split = b.node("Split", {"qkv", "split_sizes"}, {"q", "k", "v"});
-  setAttr(split, "axis", int64_t(-1));
+  if (opset >= 18) {
+    onnx::NodeProto &split = b.node("Split", {"qkv"}, {"q", "k", "v"});
+    setAttr(split, "axis", int64_t(-1));
+    setAttr(split, "num_outputs", int64_t(3));
+  } else {
+    b.ints("split_sizes", {3}, {dim, dim, dim});
+    onnx::NodeProto &split =
+        b.node("Split", {"qkv", "split_sizes"}, {"q", "k", "v"});
+    setAttr(split, "axis", int64_t(-1));
+  }
   // The exporter's shape chain: [Shape(q)[0], Shape(q)[1], heads, headDim].
   b.node("Shape", {"q"}, {"q_shape"});
   b.constInts("zero_index", {0}, /*scalar=*/true);
@@ -250,7 +258,13 @@ std::string tinyTransformerLayer(int64_t opset) {
                         : std::vector<int64_t>{0, 2, 1, 3});
   }
   b.node("MatMul", {"q_t", "k_t"}, {"scores0"});
-  b.constFloat("scale", 4.0f);
+  if (opset >= 15) {
+    // PyTorch 2's exporter types its constants with CastLike.
+    b.constFloat("scale_any", 4.0f);
+    b.node("CastLike", {"scale_any", "scores0"}, {"scale"});
+  } else {
+    b.constFloat("scale", 4.0f);
+  }
   b.node("Div", {"scores0", "scale"}, {"scores"});
   setAttr(b.node("Softmax", {"scores"}, {"probs"}), "axis", int64_t(-1));
   b.node("MatMul", {"probs", "v_t"}, {"ctx_t"});
@@ -271,19 +285,28 @@ std::string tinyTransformerLayer(int64_t opset) {
   b.node("Add", {"x", "attn_drop"}, {"res1"});
   b.weights("norm1.weight", {dim}, 1.0f);
   b.weights("norm1.bias", {dim}, 0.1f);
-  if (opset >= 17) {
+  if (opset == 17) {
     setAttr(b.node("LayerNormalization", {"res1", "norm1.weight", "norm1.bias"},
                    {"h"}),
             "axis", int64_t(-1));
   } else {
-    // The decomposition PyTorch exports below opset 17.
-    setAttr(b.node("ReduceMean", {"res1"}, {"mu"}), "axes",
-            std::vector<int64_t>{-1});
+    // The decomposition PyTorch exports below opset 17; from opset 18,
+    // ReduceMean takes its axes as an input.
+    auto mean = [&](const std::string &in, const std::string &out) {
+      if (opset >= 18) {
+        b.node("ReduceMean", {in, "last_axis"}, {out});
+      } else {
+        setAttr(b.node("ReduceMean", {in}, {out}), "axes",
+                std::vector<int64_t>{-1});
+      }
+    };
+    if (opset >= 18)
+      b.constInts("last_axis", {-1});
+    mean("res1", "mu");
     b.node("Sub", {"res1", "mu"}, {"centred"});
     b.constFloat("two", 2.0f);
     b.node("Pow", {"centred", "two"}, {"sq"});
-    setAttr(b.node("ReduceMean", {"sq"}, {"var"}), "axes",
-            std::vector<int64_t>{-1});
+    mean("sq", "var");
     b.constFloat("eps", 1e-5f);
     b.node("Add", {"var", "eps"}, {"var_eps"});
     b.node("Sqrt", {"var_eps"}, {"std"});
@@ -298,15 +321,20 @@ std::string tinyTransformerLayer(int64_t opset) {
           std::vector<int64_t>{1, 0});
   b.node("MatMul", {"h", "w1_t"}, {"m1"});
   b.node("Add", {"m1", "linear1.bias"}, {"m1b"});
-  // Gelu as exported: x * 0.5 * (1 + erf(x / sqrt(2))).
-  b.constFloat("sqrt2", 1.41421354f);
-  b.node("Div", {"m1b", "sqrt2"}, {"g0"});
-  b.node("Erf", {"g0"}, {"g1"});
-  b.constFloat("one", 1.0f);
-  b.node("Add", {"g1", "one"}, {"g2"});
-  b.node("Mul", {"m1b", "g2"}, {"g3"});
-  b.constFloat("half", 0.5f);
-  b.node("Mul", {"g3", "half"}, {"gelu"});
+  if (opset >= 20) {
+    setAttr(b.node("Gelu", {"m1b"}, {"gelu"}), "approximate",
+            std::string("none"));
+  } else {
+    // Gelu as exported below opset 20: x * 0.5 * (1 + erf(x / sqrt(2))).
+    b.constFloat("sqrt2", 1.41421354f);
+    b.node("Div", {"m1b", "sqrt2"}, {"g0"});
+    b.node("Erf", {"g0"}, {"g1"});
+    b.constFloat("one", 1.0f);
+    b.node("Add", {"g1", "one"}, {"g2"});
+    b.node("Mul", {"m1b", "g2"}, {"g3"});
+    b.constFloat("half", 0.5f);
+    b.node("Mul", {"g3", "half"}, {"gelu"});
+  }
   b.weights("linear2.weight_t", {ffn, dim});
   b.node("MatMul", {"gelu", "linear2.weight_t"}, {"m2"});
   b.node("Add", {"h", "m2"}, {"y"});
@@ -321,13 +349,87 @@ std::string noNodesUndefinedOutput() {
   return b.bytes();
 }
 
+ExternalModel withExternalData(const std::string &bytes,
+                                const std::string &location) {
+  onnx::ModelProto model;
+  model.ParseFromString(bytes);
+  ExternalModel result;
+  for (onnx::TensorProto &init : *model.mutable_graph()->mutable_initializer()) {
+    if (init.data_type() != onnx::TensorProto::FLOAT ||
+        init.raw_data().size() <= 16 * 4)
+      continue;
+    size_t offset = result.data.size();
+    result.data += init.raw_data();
+    init.clear_raw_data();
+    init.set_data_location(onnx::TensorProto::EXTERNAL);
+    auto entry = [&](const char *key, const std::string &value) {
+      onnx::StringStringEntryProto *e = init.add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    };
+    entry("location", location);
+    entry("offset", std::to_string(offset));
+    entry("length", std::to_string(result.data.size() - offset));
+  }
+  result.model = model.SerializeAsString();
+  return result;
+}
+
 std::vector<std::pair<std::string, std::string>> allTestModels() {
   return {{"convnet-train-op13", tinyConvNet(13, true)},
           {"convnet-train-op15", tinyConvNet(15, true)},
           {"convnet-eval-op17", tinyConvNet(17, false)},
+          {"convnet-train-op20", tinyConvNet(20, true)},
           {"transformer-op13", tinyTransformerLayer(13)},
           {"transformer-op17", tinyTransformerLayer(17)},
+          {"transformer-op20", tinyTransformerLayer(20)},
           {"no-nodes-undefined-output", noNodesUndefinedOutput()}};
+}
+
+std::vector<std::pair<std::string, std::string>> externalDataFiles() {
+  const std::string net = tinyConvNet(20, true);
+  ExternalModel good = withExternalData(net, "convnet-external-op20.onnx.data");
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"convnet-external-op20.onnx", good.model},
+      {"convnet-external-op20.onnx.data", good.data},
+      // Its data cut in half.
+      {"external-short.onnx",
+       withExternalData(net, "external-short.onnx.data").model},
+      {"external-short.onnx.data", good.data.substr(0, good.data.size() / 2)}};
+  // Locations that leave the model's directory or name nothing;
+  // external-link.data is a symbolic link the test makes.
+  for (const auto &[name, location] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"external-parent", "../convnet-external-op20.onnx.data"},
+           {"external-absolute", "/etc/hostname"},
+           {"external-missing", "missing.onnx.data"},
+           {"external-link", "external-link.data"}})
+    files.push_back({name + ".onnx", withExternalData(net, location).model});
+  return files;
+}
+
+std::vector<std::pair<std::string, std::string>> unsupportedModels() {
+  std::vector<std::pair<std::string, std::string>> models;
+  auto relu = [](int64_t opset) {
+    OnnxModelBuilder b(opset);
+    b.input("x", {2, 3});
+    b.node("Relu", {"x"}, {"y"});
+    b.output("y", {2, 3});
+    return b.bytes();
+  };
+  models.push_back({"opset-21", relu(21)});
+  OnnxModelBuilder gelu(20);
+  gelu.input("x", {2, 3});
+  setAttr(gelu.node("Gelu", {"x"}, {"y"}), "approximate", std::string("tanh"));
+  gelu.output("y", {2, 3});
+  models.push_back({"gelu-tanh-op20", gelu.bytes()});
+  // Mish (opset 18) is unknown to libonnx 1.12 and unsupported by remat.
+  OnnxModelBuilder mish(20);
+  mish.input("x", {2, 3});
+  mish.node("Mish", {"x"}, {"y"});
+  mish.output("y", {2, 3});
+  models.push_back({"mish-op20", mish.bytes()});
+  return models;
 }
 
 } // namespace remat::testing

@@ -73,15 +73,37 @@ std::string tinyConvNet(int64_t opset, bool training);
 /// self-attention with heads split by Shape/Gather/Concat/Reshape chains,
 /// Softmax, an erf-form Gelu MLP, Dropout in training mode and
 /// LayerNormalization (opset 17) or its ReduceMean/Pow/Sqrt form (13):
-/// input `x` [4, 16, 32], output `y` [4, 16, 32].
+/// input `x` [4, 16, 32], output `y` [4, 16, 32]. At opset 20, as PyTorch 2
+/// writes: Split by num_outputs, a CastLike constant, ReduceMean with an
+/// axes input, and the Gelu op.
 std::string tinyTransformerLayer(int64_t opset);
 
 /// A model without nodes: input `x` [2, 3], output `nope`, which nothing
 /// defines (a malformed model, and a seed of the import fuzzer's corpus).
 std::string noNodesUndefinedOutput();
 
+/// A model whose large float initializers (raw data of more than 16
+/// elements, as `weights` writes) keep their data in an external file, and
+/// that file's bytes.
+struct ExternalModel {
+  std::string model, data;
+};
+
+/// `bytes` with its large float initializers moved to `location`.
+ExternalModel withExternalData(const std::string &bytes,
+                               const std::string &location);
+
 /// Every named model, for the fixtures tool.
 std::vector<std::pair<std::string, std::string>> allTestModels();
+
+/// Files by name: a conv net (opset 20) with its weights in
+/// `convnet-external-op20.onnx.data`, and models whose external data is
+/// short, outside their directory or missing.
+std::vector<std::pair<std::string, std::string>> externalDataFiles();
+
+/// Well-formed models the importer refuses, each with one located line:
+/// opset 21, Gelu's tanh form, an op of opset 18 remat does not convert.
+std::vector<std::pair<std::string, std::string>> unsupportedModels();
 
 } // namespace remat::testing
 

@@ -5,7 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Add, Sub, Mul, Div, Pow, the unary functions, Clip, Identity and Cast.
+/// Add, Sub, Mul, Div, Mod (folded only), Pow, the unary functions, Gelu, Clip, Identity, Cast
+/// and CastLike.
 /// Nodes whose operands are all known are folded (shape arithmetic); Pow by
 /// a known 2 or 0.5 becomes square or sqrt.
 ///
@@ -47,6 +48,35 @@ template <char Op> absl::Status convertBinary(ImportContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(Value * x, ctx.input(0));
   REMAT_ASSIGN_OR_RETURN(Value * y, ctx.input(1));
   return ctx.op(kinds[index], {x, y}, {}, 0).status();
+}
+
+/// Mod of known tensors (the legacy exporter's attention head arithmetic at
+/// opset 20): fmod 0 takes the divisor's sign, as Python's %, fmod 1 the
+/// dividend's, as C's.
+absl::Status convertMod(ImportContext &ctx) {
+  const KnownTensor *a = ctx.maybeKnown(0);
+  const KnownTensor *b = ctx.maybeKnown(1);
+  if (!a || !b)
+    return ctx.error("Mod of a computed value is not supported (only of "
+                     "constants)");
+  REMAT_ASSIGN_OR_RETURN(int64_t fmod, ctx.intAttr("fmod", 0));
+  if (!b->isFloat() && llvm::is_contained(b->ints, 0))
+    return ctx.error("integer modulo by zero in a constant");
+  REMAT_ASSIGN_OR_RETURN(
+      KnownTensor folded,
+      foldBinary(
+          ctx, *a, *b,
+          [&](double x, double y) {
+            return fmod ? std::fmod(x, y) : x - y * std::floor(x / y);
+          },
+          [&](int64_t x, int64_t y) {
+            int64_t r = y == -1 ? 0 : x % y; // INT64_MIN % -1 overflows
+            if (!fmod && r != 0 && (r < 0) != (y < 0))
+              r += y;
+            return r;
+          }));
+  ctx.defineKnown(0, std::move(folded));
+  return absl::OkStatus();
 }
 
 absl::Status convertPow(ImportContext &ctx) {
@@ -111,14 +141,25 @@ absl::Status convertIdentity(ImportContext &ctx) {
   return absl::OkStatus();
 }
 
-absl::Status convertCast(ImportContext &ctx) {
-  REMAT_ASSIGN_OR_RETURN(int64_t to, ctx.intAttr("to", 0));
-  absl::StatusOr<DType> dtype = dtypeOfOnnx(int(to));
-  if (!dtype.ok())
-    return ctx.error("attribute 'to': {}", std::string(dtype.status().message()));
+/// Opset 20's Gelu: the exact (erf) form is remat's gelu; the tanh
+/// approximation is not supported.
+absl::Status convertGelu(ImportContext &ctx) {
+  REMAT_ASSIGN_OR_RETURN(std::string approximate,
+                         ctx.stringAttr("approximate", "none"));
+  if (approximate != "none")
+    return ctx.error("approximate '{}' is not supported (only 'none', the "
+                     "erf form)",
+                     approximate);
+  REMAT_ASSIGN_OR_RETURN(Value * x, ctx.input(0));
+  return ctx.op("gelu", {x}, {}, 0).status();
+}
+
+/// Input 0 as `dtype`: a known tensor converted, a computed value only if
+/// it already is one (Cast and CastLike; their `saturate` concerns float8).
+absl::Status castTo(ImportContext &ctx, DType dtype) {
   if (const KnownTensor *known = ctx.maybeKnown(0)) {
     KnownTensor cast;
-    cast.dtype = *dtype;
+    cast.dtype = dtype;
     cast.shape = known->shape;
     for (int64_t i = 0; i < known->numel(); ++i) {
       double v = known->at(i);
@@ -134,13 +175,27 @@ absl::Status convertCast(ImportContext &ctx) {
     return absl::OkStatus();
   }
   REMAT_ASSIGN_OR_RETURN(Value * x, ctx.input(0));
-  if (x->type().dtype() != *dtype)
+  if (x->type().dtype() != dtype)
     return ctx.error("a cast of a computed value from {} to {} is not "
                      "supported",
                      dtypeName(x->type().dtype()).str(),
-                     dtypeName(*dtype).str());
+                     dtypeName(dtype).str());
   ctx.define(0, x);
   return absl::OkStatus();
+}
+
+absl::Status convertCast(ImportContext &ctx) {
+  REMAT_ASSIGN_OR_RETURN(int64_t to, ctx.intAttr("to", 0));
+  absl::StatusOr<DType> dtype = dtypeOfOnnx(int(to));
+  if (!dtype.ok())
+    return ctx.error("attribute 'to': {}", std::string(dtype.status().message()));
+  return castTo(ctx, *dtype);
+}
+
+/// CastLike (opset 15): Cast to the dtype of input 1, whose value is unread.
+absl::Status convertCastLike(ImportContext &ctx) {
+  REMAT_ASSIGN_OR_RETURN(Type target, ctx.inputType(1));
+  return castTo(ctx, target.dtype());
 }
 
 } // namespace
@@ -151,6 +206,7 @@ void addElementwiseConverters(ConverterTable &table) {
   table["Mul"] = convertBinary<'*'>;
   table["Div"] = convertBinary<'/'>;
   table["Pow"] = convertPow;
+  table["Mod"] = convertMod;
   table["Relu"] = convertUnary<kRelu>;
   table["Sqrt"] = convertUnary<kSqrt>;
   table["Erf"] = convertUnary<kErf>;
@@ -162,6 +218,8 @@ void addElementwiseConverters(ConverterTable &table) {
   table["Clip"] = convertClip;
   table["Identity"] = convertIdentity;
   table["Cast"] = convertCast;
+  table["CastLike"] = convertCastLike;
+  table["Gelu"] = convertGelu;
 }
 
 } // namespace remat::onnximport

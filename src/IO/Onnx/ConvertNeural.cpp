@@ -13,6 +13,8 @@
 
 #include "ImportContext.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 namespace remat::onnximport {
 namespace {
 
@@ -95,7 +97,16 @@ absl::Status convertConv(ImportContext &ctx) {
                     {"padding", Attribute(padding)},
                     {"dilation", Attribute(window.dilations)},
                     {"groups", groups}};
-  if (!ctx.hasInput(2))
+  // PyTorch 2's exporter gives a conv without bias a known zero one
+  // (Expand of a constant 0), which adds nothing.
+  const KnownTensor *knownBias = ctx.maybeKnown(2);
+  bool zeroBias = knownBias && knownBias->numel() == w->type().dim(0) &&
+                  llvm::all_of(knownBias->floats, [](double v) {
+                    return v == 0;
+                  }) && llvm::all_of(knownBias->ints, [](int64_t v) {
+                    return v == 0;
+                  });
+  if (!ctx.hasInput(2) || zeroBias)
     return ctx.op("conv2d", {x, w}, std::move(attrs), 0).status();
   REMAT_ASSIGN_OR_RETURN(Value * y, ctx.op("conv2d", {x, w}, std::move(attrs)));
   REMAT_ASSIGN_OR_RETURN(Value * bias,

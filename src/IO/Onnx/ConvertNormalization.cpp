@@ -100,7 +100,7 @@ template <bool Mean> absl::Status convertReduce(ImportContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(int64_t keepdims, ctx.intAttr("keepdims", 1));
   std::vector<int64_t> axes;
   // ReduceSum takes its axes as an input from opset 13, ReduceMean from 18.
-  if (!Mean && ctx.hasInput(1)) {
+  if ((!Mean || ctx.opset() >= 18) && ctx.hasInput(1)) {
     REMAT_ASSIGN_OR_RETURN(KnownTensor known, ctx.knownInput(1, "axes"));
     axes = known.ints;
   } else {

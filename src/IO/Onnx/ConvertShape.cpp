@@ -262,6 +262,10 @@ absl::Status convertSplit(ImportContext &ctx) {
     REMAT_ASSIGN_OR_RETURN(KnownTensor split, ctx.knownInput(1, "split"));
     sizes = split.ints;
   } else {
+    // Opset 18's num_outputs names the count the outputs already give.
+    REMAT_ASSIGN_OR_RETURN(int64_t count, ctx.intAttr("num_outputs", parts));
+    if (count != parts)
+      return ctx.error("num_outputs is {} for {} outputs", count, parts);
     if (parts < 1 || dim % parts != 0)
       return ctx.error("cannot split dimension {} of size {} into {} equal "
                        "parts",

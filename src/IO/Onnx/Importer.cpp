@@ -21,6 +21,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <optional>
+
 namespace remat {
 namespace onnximport {
 namespace {
@@ -73,17 +75,49 @@ std::string regionOf(llvm::StringRef nodeName) {
   return path == nodeName.drop_front() ? "" : path.str();
 }
 
+/// The converter of the current node of `ctx`, or the error that it has
+/// none.
+absl::StatusOr<Converter> converterFor(const ImportContext &ctx) {
+  const onnx::NodeProto &node = ctx.node();
+  if (!node.domain().empty() && node.domain() != "ai.onnx")
+    return ctx.error("op domain '{}' is not supported", node.domain());
+  const ConverterTable &table = converters();
+  auto it = table.find(node.op_type());
+  if (it == table.end())
+    return ctx.error("op type {} (opset {}) is not supported; see "
+                     "docs/import.md for the supported ops",
+                     node.op_type(), ctx.opset());
+  return it->second;
+}
+
 absl::StatusOr<std::unique_ptr<Graph>>
 importModel(onnx::ModelProto &model, llvm::StringRef fileName,
             const OnnxImportOptions &options) {
   REMAT_ASSIGN_OR_RETURN(int64_t opset, defaultOpset(model, fileName));
-  REMAT_RETURN_IF_ERROR(
-      applyInputShapesAndCheck(model, fileName, options.inputShapes));
+  REMAT_RETURN_IF_ERROR(applyInputShapes(model, fileName, options.inputShapes));
   const onnx::GraphProto &graphProto = model.graph();
   auto graph = std::make_unique<Graph>(
       graphProto.name().empty() ? "main" : graphProto.name());
   graph->setSourceName(fileName.str());
   ImportContext ctx(*graph, fileName.str(), opset);
+
+  // libonnx checks a newer model through a view at opset 17
+  // (LibOnnxView.cpp), which writes only the ops the importer converts: an
+  // op it does not is reported as such first, not as the view's.
+  bool viewed = needsLibOnnxView(model);
+  if (viewed) {
+    for (const onnx::NodeProto &node : graphProto.node()) {
+      ctx.setNode(&node);
+      REMAT_RETURN_IF_ERROR(converterFor(ctx).status());
+    }
+    ctx.setNode(nullptr);
+    auto noAxes = [](const std::string &) {
+      return std::optional<std::vector<int64_t>>();
+    };
+    REMAT_RETURN_IF_ERROR(checkModel(libOnnxView(model, noAxes), fileName));
+  } else {
+    REMAT_RETURN_IF_ERROR(checkModel(model, fileName));
+  }
 
   llvm::StringMap<bool> isInitializer;
   for (const onnx::TensorProto &init : graphProto.initializer()) {
@@ -102,24 +136,27 @@ importModel(onnx::ModelProto &model, llvm::StringRef fileName,
       ctx.markUsed(name);
   for (const onnx::ValueInfoProto &output : graphProto.output())
     ctx.markUsed(output.name());
-  const ConverterTable &table = converters();
   for (const onnx::NodeProto &node : graphProto.node()) {
     ctx.setNode(&node);
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      return ctx.error("op domain '{}' is not supported", node.domain());
-    auto it = table.find(node.op_type());
-    if (it == table.end())
-      return ctx.error("op type {} (opset {}) is not supported; see "
-                       "docs/import.md for the supported ops",
-                       node.op_type(), opset);
+    REMAT_ASSIGN_OR_RETURN(Converter convert, converterFor(ctx));
     ctx.builder().setRegion(regionOf(node.name()));
-    REMAT_RETURN_IF_ERROR(it->second(ctx));
+    REMAT_RETURN_IF_ERROR(convert(ctx));
   }
   // Only now, with every node accepted by its converter, is the model safe
-  // to hand to libonnx's shape inference (see inferShapes).
-  REMAT_RETURN_IF_ERROR(inferShapes(model, fileName));
+  // to hand to libonnx's shape inference (see inferShapes); a view gets the
+  // axes the converters found.
+  std::optional<onnx::ModelProto> view;
+  if (viewed)
+    view = libOnnxView(model, [&](const std::string &name) {
+      const KnownTensor *known = ctx.knownNamed(name);
+      return known && !known->isFloat()
+                 ? std::optional<std::vector<int64_t>>(known->ints)
+                 : std::nullopt;
+    });
+  onnx::ModelProto &inferred = view ? *view : model;
+  REMAT_RETURN_IF_ERROR(inferShapes(inferred, fileName));
   llvm::StringMap<const onnx::ValueInfoProto *> infos;
-  for (const onnx::ValueInfoProto &info : graphProto.value_info())
+  for (const onnx::ValueInfoProto &info : inferred.graph().value_info())
     infos[info.name()] = &info;
   for (const onnx::NodeProto &node : graphProto.node()) {
     ctx.setNode(&node);

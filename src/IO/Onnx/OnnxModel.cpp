@@ -28,6 +28,7 @@ absl::StatusOr<onnx::ModelProto> parseModel(llvm::StringRef bytes,
                            fileName.str());
   if (!model.has_graph())
     return invalidArgument("{}: error: not an ONNX model (no graph)", fileName.str());
+  REMAT_RETURN_IF_ERROR(loadExternalData(model, fileName));
   return model;
 }
 
@@ -121,7 +122,7 @@ absl::Status rethrownAsError(llvm::StringRef fileName, llvm::StringRef who,
 
 } // namespace
 
-absl::Status applyInputShapesAndCheck(
+absl::Status applyInputShapes(
     onnx::ModelProto &model, llvm::StringRef fileName,
     const std::map<std::string, std::vector<int64_t>, std::less<>>
         &inputShapes) {
@@ -159,7 +160,12 @@ absl::Status applyInputShapesAndCheck(
       return invalidArgument("{}: error: --input-shape names '{}', which is not an "
                              "input of the model",
                              fileName.str(), name);
-  REMAT_RETURN_IF_ERROR(checkWindowAttributes(graph, fileName));
+  return absl::OkStatus();
+}
+
+absl::Status checkModel(const onnx::ModelProto &model,
+                        llvm::StringRef fileName) {
+  REMAT_RETURN_IF_ERROR(checkWindowAttributes(model.graph(), fileName));
   return rethrownAsError(fileName, "the ONNX checker",
                          [&] { onnx::checker::check_model(model); });
 }

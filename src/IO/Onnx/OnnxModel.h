@@ -17,11 +17,13 @@
 #include "remat/Runtime/Tensor.h"
 
 #include "absl/status/statusor.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,22 +31,51 @@ namespace remat::onnximport {
 
 /// The oldest and newest default-domain opsets the importer accepts.
 inline constexpr int64_t kMinOpset = 13;
-inline constexpr int64_t kMaxOpset = 17;
+inline constexpr int64_t kMaxOpset = 20;
+/// The newest default-domain opset and IR version libonnx 1.12 knows.
+inline constexpr int64_t kLibOnnxOpset = 17;
+inline constexpr int64_t kLibOnnxIrVersion = 8;
 
-/// Parses `bytes` as a ModelProto.
+/// Parses `bytes` as a ModelProto and loads its external data (below).
 absl::StatusOr<onnx::ModelProto> parseModel(llvm::StringRef bytes,
                                             llvm::StringRef fileName);
+
+/// Moves the data of every tensor the model keeps in external files (the
+/// initializers and the main graph's attribute tensors) into the tensor, as
+/// raw data. A file's location must be relative, without `..`, and resolve
+/// inside the directory of `fileName`, which must name a file.
+absl::Status loadExternalData(onnx::ModelProto &model,
+                              llvm::StringRef fileName);
+
+/// Whether libonnx 1.12 must check `model` through `libOnnxView`: its IR
+/// version or default-domain opset is newer than libonnx knows.
+bool needsLibOnnxView(const onnx::ModelProto &model);
+
+/// The values of a reduction's `axes` input, by its name, where known.
+using KnownAxes =
+    llvm::function_ref<std::optional<std::vector<int64_t>>(const std::string &)>;
+
+/// A copy of `model` at IR version 8 and opset 17, its nodes of newer
+/// operators in their opset-17 forms (LibOnnxView.cpp), for libonnx's
+/// checker and shape inference; value names are kept. The checker needs no
+/// axes; shape inference needs those `knownAxes` gives once converted.
+onnx::ModelProto libOnnxView(const onnx::ModelProto &model,
+                             const KnownAxes &knownAxes);
 
 /// The model's default-domain opset, checked against the supported range.
 absl::StatusOr<int64_t> defaultOpset(const onnx::ModelProto &model,
                                      llvm::StringRef fileName);
 
 /// Gives the graph inputs named in `inputShapes` those shapes (checked against
-/// the static dims the model has), then runs ONNX's checker.
-absl::Status applyInputShapesAndCheck(
+/// the static dims the model has).
+absl::Status applyInputShapes(
     onnx::ModelProto &model, llvm::StringRef fileName,
     const std::map<std::string, std::vector<int64_t>, std::less<>>
         &inputShapes);
+
+/// Runs ONNX's checker, after the window attributes it trusts.
+absl::Status checkModel(const onnx::ModelProto &model,
+                        llvm::StringRef fileName);
 
 /// Runs ONNX's strict shape inference, which records value_info for the
 /// values it can type. libonnx's inference functions trust their input (a
