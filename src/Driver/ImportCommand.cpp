@@ -23,12 +23,13 @@ const CommandSpec &importSpec() {
         .synopsis = "MODEL.onnx [--input-shape=NAME=D0xD1x...] [--loss=LOSS] "
                     "[-o OUT]",
         .description =
-            "Imports an ONNX model (opsets 13 to 17, as torch.onnx.export "
-            "writes it) and prints\nit as text IR with a scalar loss as the "
-            "first output. Initializers become params\n(float weights) or "
-            "inputs (batch-norm running statistics); `remat run "
-            "--params=MODEL.onnx`\nfeeds their values. Every command that "
-            "reads a graph file also reads the model\nitself, with these "
+            "Imports an ONNX model (opsets 13 to 20, as PyTorch's "
+            "torch.onnx.export writes it,\nweights in an external "
+            "MODEL.onnx.data too) and prints it as text IR with a\nscalar "
+            "loss as the first output. Initializers become params (float "
+            "weights) or\ninputs (batch-norm running statistics); `remat run "
+            "--params=MODEL.onnx` feeds\ntheir values. Every command that "
+            "reads a graph file also reads the model itself,\nwith these "
             "options. See docs/import.md.",
         .options = onnxImportOptionSpecs()};
     spec.options.push_back({.name = "output",
