@@ -1,19 +1,20 @@
 #!/bin/sh
 # ort-run's self-check: runs the checked-in PyTorch exports on ONNX Runtime.
 #
-#   sh tools/ort-run/test/run-test.sh ORT_RUN PYTHON [REMAT_COMPARE_ARRAYS]
+#   sh tools/ort-run/test/run-test.sh ORT_RUN PYTHON [REMAT]
 #
 # ORT_RUN is the command (build/bin/ort-run), PYTHON the interpreter that runs
-# it, with numpy and onnx (.venv/bin/python). With remat-compare-arrays, each
+# it, with numpy and onnx (.venv/bin/python). With REMAT (build/bin/remat),
+# `remat compare` checks each
 # export's output `y` is also compared with PyTorch's (the `y` of its
 # .expected.npz; the rest of that file is remat's training outputs, which a
 # forward run does not produce). Prints one line per check; exits 1 on the first
 # failure.
 set -eu
 
-[ $# -ge 2 ] || { echo "usage: run-test.sh ORT_RUN PYTHON [REMAT_COMPARE_ARRAYS]" >&2; exit 2; }
+[ $# -ge 2 ] || { echo "usage: run-test.sh ORT_RUN PYTHON [REMAT]" >&2; exit 2; }
 runner=$1 python=$2
-compare=${3:-}
+remat=${3:-}
 here=$(cd "$(dirname "$0")" && pwd)
 fixtures="$here/../../../tests/onnx/fixtures"
 work=$(mktemp -d)
@@ -53,9 +54,9 @@ for model in "$fixtures"/*.onnx; do
   grep -q '^  y: float32\[' "$work/out.txt" || fail "$name: no output y in $(cat "$work/out.txt")"
   grep -q 'ms per step (median)' "$work/out.txt" || fail "$name: no time per step"
   unzip -p "$work/$name.npz" y.npy >"$work/y.npy" && check_npy "$work/y.npy"
-  if [ -n "$compare" ]; then
-    # remat-compare-arrays checks every array of its second file: ORT's y.
-    "$compare" "$fixtures/$name.expected.npz" "$work/$name.npz" 1e-4 >/dev/null ||
+  if [ -n "$remat" ]; then
+    # `remat compare` checks every array of its second file: ORT's y.
+    "$remat" compare "$fixtures/$name.expected.npz" "$work/$name.npz" --tolerance=1e-4 >/dev/null ||
       fail "$name: ORT's y differs from PyTorch's"
   fi
   pass "$name"
