@@ -249,21 +249,38 @@ GRAD_SHAPES = {
 
 
 def large_cases():
+    """The benchmark and gradient cases: PyTorch 1.13's (legacy exporter,
+    opsets 13 to 17) and PyTorch 2's (both exporters, opset 20; the dynamo
+    exporter with its defaults for the benchmark, and for the gradients of
+    the CNNs with optimize=False, which keeps batch norm's params)."""
     bench, grad = [], []
+    op = TORCH2_OPSET
     for name, (make, shape, loss) in full_models().items():
         seq = name.startswith("transformer")
         classes = 1000
+        trace = (8, 2, shape[2]) if seq else (2,) + tuple(shape[1:])
         for opset, training in ((13, True), (17, True), (17, False)):
             mode = "train" if training else "eval"
-            trace = (8, 2, shape[2]) if seq else (2,) + tuple(shape[1:])
             bench.append(Case(f"{name}-{mode}-op{opset}", make, shape, opset,
-                              training, loss, classes, seq, trace))
+                              training, loss, classes, seq, trace, torch=1))
+        zeroed = lambda make=make: zero_dropout(make())
         for opset, training in ((15, True), (17, False)):
             mode = "train" if training else "eval"
-            grad.append(Case(f"{name}-{mode}-op{opset}",
-                             lambda make=make: zero_dropout(make()),
+            grad.append(Case(f"{name}-{mode}-op{opset}", zeroed,
                              GRAD_SHAPES[name], opset, training, loss, classes,
-                             seq))
+                             seq, torch=1))
+        # Traced at the full shape: PyTorch 2's legacy exporter writes the
+        # attention's head reshapes with the traced sizes as constants.
+        bench.append(Case(f"{name}-train-legacy-op{op}", make, shape, op, True,
+                          loss, classes, seq))
+        bench.append(Case(f"{name}-train-dynamo-op{op}", make, shape, op, True,
+                          loss, classes, seq, exporter="dynamo"))
+        grad.append(Case(f"{name}-train-legacy-op{op}", zeroed,
+                         GRAD_SHAPES[name], op, True, loss, classes, seq))
+        noopt = "" if seq else "-noopt"
+        grad.append(Case(f"{name}-train-dynamo{noopt}-op{op}", zeroed,
+                         GRAD_SHAPES[name], op, True, loss, classes, seq,
+                         exporter="dynamo", optimize=bool(seq)))
     return bench, grad
 
 
@@ -564,6 +581,7 @@ def activations(case, arrays, dtype):
     (ResNet's ReLUs work in place). KEY is the module's name for its first
     call and `NAME#N` for call N + 1."""
     model = build(case).to(dtype)
+    model.train(reference_training(case, model))
     names = {module: name for name, module in model.named_modules()}
     calls, current, acts = {}, {}, {}
 
@@ -866,6 +884,11 @@ def kinks(args):
     return 0 if worst_all <= args.tol else 1
 
 
+def model_of(case_name):
+    """The model of a case name: `resnet18` of `resnet18-train-legacy-op20`."""
+    return case_name.split("-")[0]
+
+
 def human(size):
     for unit in ("B", "KiB", "MiB", "GiB"):
         if size < 1024 or unit == "GiB":
@@ -892,9 +915,10 @@ def bench(args):
                 remat(args, "opt", graph, "--strategy=" + strategy, "-o", out)
                 stats[strategy] = json.loads(remat(args, "stats", "--json", out))
             plain, sqrtn = stats["none"], stats["sqrtn"]
-            model = case["name"].rsplit("-", 2)[0]
+            model = model_of(case["name"])
             mode = "training" if case["training"] else "eval"
-            print(f"| {model} | {case['opset']}, {mode} | {seconds:.2f} s | "
+            exporter = f", {case['exporter']}" if "exporter" in case else ""
+            print(f"| {model} | {case['opset']}, {mode}{exporter} | {seconds:.2f} s | "
                   f"{forward['ops']} | {plain['ops']} | "
                   f"{human(plain['peak_bytes'])} | {human(sqrtn['peak_bytes'])} | "
                   f"{sqrtn['peak_bytes'] / plain['peak_bytes']:.2f} |", flush=True)
@@ -935,11 +959,13 @@ def main():
         write_cases([c for c in small_cases() if c.torch == major], args.out,
                     with_reference=True)
     elif args.command == "large":
-        bench_cases, grad_cases = large_cases()
+        major = int(torch.__version__.split(".")[0])
+        bench_cases, grad_cases = (
+            [c for c in cases if c.torch == major] for cases in large_cases())
         if args.models:
             wanted = args.models.split(",")
             pick = lambda cases: [c for c in cases
-                                  if c.name.rsplit("-", 2)[0] in wanted]
+                                  if model_of(c.name) in wanted]
             bench_cases, grad_cases = pick(bench_cases), pick(grad_cases)
         if args.grad_shape:
             for case in grad_cases:
