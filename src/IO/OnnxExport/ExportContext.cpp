@@ -199,9 +199,13 @@ std::string ExportContext::reshaped(const std::string &name,
   return temp("Reshape", {name, int64s(shape)});
 }
 
-std::string ExportContext::filledLike(const std::string &like, double fill,
-                                      DType dtype) {
-  return temp("Where", {scalarBool(false), like, scalar(fill, dtype)});
+std::string ExportContext::filledLike(const std::string &like,
+                                      llvm::ArrayRef<int64_t> shape,
+                                      double fill, DType dtype) {
+  std::string value = makeZero(like, dtype);
+  if (fill != 0.0)
+    value = temp("Add", {value, scalar(fill, dtype)});
+  return temp("Expand", {value, int64s(shape)});
 }
 
 std::string ExportContext::makeZero(const std::string &name, DType dtype) {

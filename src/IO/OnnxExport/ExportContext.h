@@ -95,10 +95,14 @@ public:
 
   /// `name` read with the dims `shape` (a Reshape; free in every runtime).
   std::string reshaped(const std::string &name, llvm::ArrayRef<int64_t> shape);
-  /// Zeros (or `fill`) of `like`'s dims and dtype computed from `like`
-  /// itself (`Where(false, like, fill)`), so that no runtime folds a
-  /// tensor of that size into a constant held for the session.
-  std::string filledLike(const std::string &like, double fill, DType dtype);
+  /// `fill` of dims `shape` and dtype `dtype`, computed from the tensor
+  /// `like` (`Expand(makeZero(like) + fill, shape)`), so that no runtime
+  /// folds a tensor of that size into a constant held for the session.
+  /// Not `Where(false, like, fill)`: ONNX Runtime's CPU `Where` allocates
+  /// two scratch tensors of its result's size (docs/export.md).
+  std::string filledLike(const std::string &like,
+                         llvm::ArrayRef<int64_t> shape, double fill,
+                         DType dtype);
 
   /// `+0` once the tensor `name` (of `dtype`, at least one element) exists:
   /// its first element cast to bool and back (0 or 1, for every value), times

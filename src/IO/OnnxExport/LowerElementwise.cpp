@@ -66,12 +66,26 @@ absl::Status lowerGeluGrad(ExportContext &ctx) {
   return absl::OkStatus();
 }
 
+/// dy times a 0/1 mask of the same dtype. Not `Where(mask, dy, 0)`: ONNX
+/// Runtime's CPU `Where` allocates two scratch tensors of its result's size
+/// (X where the mask holds, Y where it does not, then merged), which at a
+/// ReLU gradient are two activations that remat's memory model does not
+/// count (docs/export.md). The product differs from `Where` only where the
+/// mask is 0 and dy is not finite (NaN instead of 0) and in the sign of a
+/// zero.
+std::string masked(ExportContext &ctx, const std::string &mask,
+                   const std::string &dy, DType dtype) {
+  std::string unit =
+      ctx.temp("Cast", {mask}, {intAttr("to", onnxElementType(dtype))});
+  return ctx.temp("Mul", {dy, unit});
+}
+
 /// dy where y > 0, else 0.
 absl::Status lowerReluGrad(ExportContext &ctx) {
   DType dtype = ctx.resultType().dtype();
   std::string positive =
       ctx.temp("Greater", {ctx.operand(0), ctx.scalar(0.0, dtype)});
-  ctx.emit("Where", {positive, ctx.operand(1), ctx.scalar(0.0, dtype)},
+  ctx.emit("Identity", {masked(ctx, positive, ctx.operand(1), dtype)},
            {ctx.result()});
   return absl::OkStatus();
 }
@@ -114,15 +128,15 @@ absl::Status lowerClipGrad(ExportContext &ctx) {
   std::string below =
       ctx.temp("Less", {x, ctx.scalar(ctx.getFloat("max"), dtype)});
   std::string inside = ctx.temp("And", {above, below});
-  ctx.emit("Where", {inside, ctx.operand(1), ctx.scalar(0.0, dtype)},
+  ctx.emit("Identity", {masked(ctx, inside, ctx.operand(1), dtype)},
            {ctx.result()});
   return absl::OkStatus();
 }
 
 template <int Fill> absl::Status lowerFilledLike(ExportContext &ctx) {
-  DType dtype = ctx.resultType().dtype();
-  ctx.emit("Where",
-           {ctx.scalarBool(false), ctx.operand(0), ctx.scalar(Fill, dtype)},
+  const Type &type = ctx.resultType();
+  ctx.emit("Identity",
+           {ctx.filledLike(ctx.operand(0), type.shape(), Fill, type.dtype())},
            {ctx.result()});
   return absl::OkStatus();
 }

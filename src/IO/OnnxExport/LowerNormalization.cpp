@@ -126,23 +126,47 @@ absl::Status lowerBatchNorm(ExportContext &ctx) {
   return absl::OkStatus();
 }
 
+/// dx = gamma * invStd * (dy - sum(dy) / m - centred * invStd^2 *
+/// sum(dy * centred) / m), m the elements per channel, in an order that
+/// holds at most three activation-sized tensors at once (x, dy and one
+/// more, as remat's memory model counts the op: x, dy, dx). The textbook
+/// form, (g - mean(g) - xhat * mean(g * xhat)) * invStd with g = dy *
+/// gamma, held five (dy, xhat and three partial sums) at the last
+/// subtraction.
 absl::Status lowerBatchNormGrad(ExportContext &ctx) {
   const Type &x = ctx.operandType(0);
+  DType dtype = x.dtype();
   int64_t c = x.dim(1), rank = x.rank();
   std::vector<int64_t> axes = batchAxes(rank);
-  Normalised n = normalise(ctx, ctx.operand(0), axes, x.dtype());
   const std::string &dy = ctx.operand(2);
-  std::string g =
-      ctx.temp("Mul", {dy, perChannel(ctx, ctx.operand(1), c, rank)});
-  ctx.emit("Identity", {normGradInput(ctx, n, g, axes)}, {ctx.result(0)});
+  std::string mean = reduce(ctx, "ReduceMean", ctx.operand(0), axes, true);
+  std::string centred = ctx.temp("Sub", {ctx.operand(0), mean});
+  std::string variance = reduce(
+      ctx, "ReduceMean", ctx.temp("Mul", {centred, centred}), axes, true);
+  std::string invStd = ctx.temp(
+      "Reciprocal",
+      {ctx.temp("Sqrt", {ctx.temp("Add", {variance,
+                                          ctx.scalar(ctx.getFloat("eps"),
+                                                     dtype)})})});
+  std::string sumDy = reduce(ctx, "ReduceSum", dy, axes, true);
+  std::string sumDyCentred =
+      reduce(ctx, "ReduceSum", ctx.temp("Mul", {dy, centred}), axes, true);
+  std::string count =
+      ctx.scalar(double(x.numElements() / std::max<int64_t>(c, 1)), dtype);
+  std::string slope =
+      ctx.temp("Mul", {ctx.temp("Mul", {invStd, invStd}),
+                       ctx.temp("Div", {sumDyCentred, count})});
+  std::string offset = ctx.temp("Div", {sumDy, count});
+  std::string centredPart = ctx.temp(
+      "Add", {ctx.temp("Mul", {centred, slope}), offset});
+  std::string scale = ctx.temp(
+      "Mul", {invStd, perChannel(ctx, ctx.operand(1), c, rank)});
+  ctx.emit("Mul", {ctx.temp("Sub", {dy, centredPart}), scale},
+           {ctx.result(0)});
   ctx.emit("Reshape",
-           {reduce(ctx, "ReduceSum", ctx.temp("Mul", {dy, n.xhat}), axes,
-                   true),
-            ctx.int64s({c})},
+           {ctx.temp("Mul", {sumDyCentred, invStd}), ctx.int64s({c})},
            {ctx.result(1)});
-  ctx.emit("Reshape",
-           {reduce(ctx, "ReduceSum", dy, axes, true), ctx.int64s({c})},
-           {ctx.result(2)});
+  ctx.emit("Reshape", {sumDy, ctx.int64s({c})}, {ctx.result(2)});
   return absl::OkStatus();
 }
 

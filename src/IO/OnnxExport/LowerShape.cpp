@@ -149,10 +149,7 @@ absl::Status lowerEmbedding(ExportContext &ctx) {
 /// expanded, so that no runtime folds them into a constant.
 std::string zerosFrom(ExportContext &ctx, const std::string &source,
                       llvm::ArrayRef<int64_t> shape, DType dtype) {
-  std::string first = ctx.temp(
-      "Slice", {ctx.reshaped(source, {-1}), ctx.int64s({0}), ctx.int64s({1})});
-  std::string zero = ctx.filledLike(first, 0.0, dtype);
-  return ctx.temp("Expand", {zero, ctx.int64s(shape)});
+  return ctx.filledLike(source, shape, 0.0, dtype);
 }
 
 /// dy [pre, idx..., post] scatter-added into zeros [pre, size, post] at the
