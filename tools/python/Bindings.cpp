@@ -16,7 +16,9 @@
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
+#include "remat/Pass/Planner.h"
 #include "remat/Support/Status.h"
+#include "remat/Support/Units.h"
 #include "remat/Training/Training.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -24,6 +26,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -54,13 +57,48 @@ py::dict describeOp(const Op &op) {
   return entry;
 }
 
+/// `object` as a str; a `ValueError` naming `what` otherwise. (Typed
+/// parameters would make pybind11 raise a `TypeError` that quotes every
+/// argument, the whole graph text among them.)
+std::string stringArgument(const py::handle &object, const char *what) {
+  if (!py::isinstance<py::str>(object))
+    raise(invalidArgument("{} must be a str, got {}", what,
+                          py::repr(object).cast<std::string>()));
+  return object.cast<std::string>();
+}
+
 /// Plans `text`, a training graph whose first `forwardOps` ops are its
 /// forward pass, with `planner` within `budget`; its ops' `cost` attributes
 /// are in `costUnit` (`flops` or `ns`).
-py::dict planTrainingGraph(const std::string &text, unsigned forwardOps,
-                           const std::string &planner,
-                           std::optional<std::string> budget,
-                           const std::string &costUnit) {
+py::dict planTrainingGraph(const py::object &textObject,
+                           const py::object &forwardOpsObject,
+                           const py::object &plannerObject,
+                           const py::object &budgetObject,
+                           const py::object &costUnitObject) {
+  std::string text = stringArgument(textObject, "text");
+  // An int, not a bool (a subclass of int), that fits the op ids.
+  bool isCount = py::isinstance<py::int_>(forwardOpsObject) &&
+                 !py::isinstance<py::bool_>(forwardOpsObject);
+  if (!isCount || forwardOpsObject < py::int_(1) ||
+      forwardOpsObject >
+          py::int_(std::numeric_limits<unsigned>::max()))
+    raise(invalidArgument(
+        "forward_ops must be an int from 1 to {} (the number of forward "
+        "ops, declarations included), got {}",
+        std::numeric_limits<unsigned>::max(),
+        py::repr(forwardOpsObject).cast<std::string>()));
+  unsigned forwardOps = forwardOpsObject.cast<unsigned>();
+  std::string planner = stringArgument(plannerObject, "planner");
+  std::optional<std::string> budget;
+  if (!budgetObject.is_none()) {
+    if (!py::isinstance<py::str>(budgetObject))
+      raise(invalidArgument("budget must be a str or None, got {}",
+                            py::repr(budgetObject).cast<std::string>()));
+    budget = budgetObject.cast<std::string>();
+  }
+  std::string costUnit = py::isinstance<py::str>(costUnitObject)
+                             ? costUnitObject.cast<std::string>()
+                             : py::repr(costUnitObject).cast<std::string>();
   if (costUnit != "flops" && costUnit != "ns")
     raise(invalidArgument("cost_unit must be 'flops' or 'ns', got '{}'",
                           costUnit));
@@ -94,7 +132,28 @@ py::dict planTrainingGraph(const std::string &text, unsigned forwardOps,
   result["outputs"] = outputs;
   result["report"] = json;
   result["text"] = printGraph(**graph);
+  // One line each, as `remat opt` prints them after `remat: warning: `.
+  result["warnings"] = report->warnings;
   return result;
+}
+
+/// Raises a `ValueError` unless `text` spells a planner, as `--planner`
+/// reads it (`auto` included).
+void checkPlanner(const std::string &text) {
+  if (text == kAutoPlanner)
+    return;
+  absl::StatusOr<std::unique_ptr<Planner>> planner =
+      PlannerRegistry::global().create(text);
+  if (!planner.ok())
+    raise(planner.status());
+}
+
+/// Raises a `ValueError` unless `text` is a budget `--budget` reads: a
+/// byte size or a percentage, whose baseline is known only later.
+void checkBudget(const std::string &text) {
+  absl::StatusOr<int64_t> bytes = parseByteSize(text, /*baseline=*/1);
+  if (!bytes.ok())
+    raise(bytes.status());
 }
 
 } // namespace
@@ -110,5 +169,12 @@ PYBIND11_MODULE(_remat, module) {
 are its forward pass; its ops' `cost` attributes count `cost_unit` ('flops'
 or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned
 graph in schedule order: kind, node, operands, results), `outputs`, `report`
-(JSON) and `text`. Raises ValueError with remat's message on bad input.)");
+(JSON), `text` and `warnings` (one line each). Raises ValueError with
+remat's one-line message on bad input.)");
+  module.def("check_planner", &remat::checkPlanner, py::arg("planner"),
+             "Raises ValueError unless `planner` names a planner "
+             "(`remat opt --planner`), 'auto' included.");
+  module.def("check_budget", &remat::checkBudget, py::arg("budget"),
+             "Raises ValueError unless `budget` is a byte size or a "
+             "percentage as `remat opt --budget` reads it.");
 }

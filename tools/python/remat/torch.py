@@ -8,6 +8,7 @@
 """
 
 import json
+import warnings
 
 import torch.fx
 
@@ -52,6 +53,41 @@ def boxed_compiler(graph_module, _example_inputs):
     return run
 
 
+class RematBudgetWarning(UserWarning):
+    """No plan remat found reaches the budget: the plan of lowest peak
+    found runs instead. `strict=True` raises a ValueError instead."""
+
+
+def _budget_text(budget):
+    """`budget` as `remat opt --budget` reads it; a one-line ValueError for
+    anything else. A float is refused: 0.5 would read as 0 bytes."""
+    if budget is None:
+        return None
+    if isinstance(budget, float):
+        raise ValueError("remat: budget must be a string such as '50%' or "
+                         "'2GiB', or an int byte count; got the float "
+                         f"{budget!r}")
+    if isinstance(budget, bool) or not isinstance(budget, (int, str)):
+        raise ValueError("remat: budget must be a string such as '50%' or "
+                         f"'2GiB', or an int byte count; got {budget!r}")
+    text = str(budget)
+    try:
+        _remat.check_budget(text)
+    except ValueError as error:
+        raise ValueError(f"remat: budget: {error}") from None
+    return text
+
+
+def _check_planner(planner):
+    if not isinstance(planner, str):
+        raise ValueError("remat: planner must be a planner's name such as "
+                         f"'auto' or 'sqrtn'; got {planner!r}")
+    try:
+        _remat.check_planner(planner)
+    except ValueError as error:
+        raise ValueError(f"remat: {error}") from None
+
+
 class Partition:
     """A partition function: PyTorch calls it with the joint graph and its
     example inputs and runs the two modules it returns. `last_report` is
@@ -59,12 +95,17 @@ class Partition:
     graph's text IR."""
 
     def __init__(self, budget=None, planner="auto", placement="schedule",
-                 costs="flops"):
+                 costs="flops", strict=False):
+        self.budget = _budget_text(budget)
+        _check_planner(planner)
         if planner == "auto" and budget is None:
             raise ValueError("remat: planner 'auto' needs a budget "
                              "(budget='40%' or a byte count)")
-        self.budget = None if budget is None else str(budget)
+        if not isinstance(strict, bool):
+            raise ValueError(f"remat: strict must be True or False; got "
+                             f"{strict!r}")
         self.planner = planner
+        self.strict = strict
         if placement not in ("schedule", "start"):
             raise ValueError(f"remat: placement must be 'schedule' or "
                              f"'start', got {placement!r}")
@@ -94,16 +135,34 @@ class Partition:
             budget=self.budget,
             cost_unit="flops" if nanoseconds is None else "ns")
         self.last_report = json.loads(planned["report"])
+        self._warn(planned["warnings"])
         return _modules.build_modules(joint, planned, self.placement)
+
+    def _warn(self, messages):
+        """remat's warnings, as `remat opt` prints them; a missed budget
+        (the last warning, then) raises when `strict`."""
+        missed = self.last_report.get("budget_met") is False
+        for index, message in enumerate(messages):
+            if missed and index == len(messages) - 1:
+                if self.strict:
+                    raise ValueError(f"remat: {message} (strict=True)")
+                warnings.warn(f"remat: {message}", RematBudgetWarning,
+                              stacklevel=3)
+            else:
+                warnings.warn(f"remat: {message}", stacklevel=3)
 
 
 def partition(budget=None, planner="auto", placement="schedule",
-              costs="flops"):
+              costs="flops", strict=False):
     """A partition function for `functorch.compile.aot_function` and
     `aot_module`: remat's `planner` chooses what the forward saves and what
     the backward recomputes, within `budget` ('40%' of plain autodiff's
-    simulated peak, or bytes as an int or '2GiB'). Without a budget give a
-    planner that takes none ('sqrtn', 'chain', 'none').
+    simulated peak, or bytes as an int or '2GiB'; a float is refused).
+    Without a budget give a planner that takes none ('sqrtn', 'none'). A
+    planner other than 'auto' plans as it does, and the budget judges its
+    plan, as in `remat opt --planner=P --budget=SIZE`. Where no plan
+    reaches the budget, remat warns (RematBudgetWarning) and runs the plan
+    of lowest peak found, or with `strict=True` raises a ValueError.
 
     `placement="schedule"` (the default) runs the backward in remat's
     schedule: each recomputed value just before its first reader.
@@ -117,4 +176,8 @@ def partition(budget=None, planner="auto", placement="schedule",
     each op (remat/timing.py), and plans with those times: on a CPU a
     memory-bound op costs far more than its FLOPs say."""
     return Partition(budget=budget, planner=planner, placement=placement,
-                     costs=costs)
+                     costs=costs, strict=strict)
+
+
+# Last: remat/backend.py builds on Partition.
+from .backend import backend  # noqa: E402,F401
