@@ -86,6 +86,19 @@ def updated_primals(joint, primals):
     return {p for p in primals if p.meta.get("desc") in updated}
 
 
+def constants(joint):
+    """The joint graph's `get_attr` nodes: tensors the traced module holds
+    (`torch.tensor(2.0)` in `forward` becomes `_tensor_constant0`, which
+    `lift_fresh_copy` reads); a ValueError for one that is no tensor."""
+    nodes = [n for n in joint.graph.nodes if n.op == "get_attr"]
+    for node in nodes:
+        if tensor_value(node) is None:
+            raise ValueError(f"remat: the joint graph reads {node.target}, "
+                             "which is not a tensor; remat plans tensors "
+                             "only")
+    return nodes
+
+
 def tensor_value(node):
     """The FakeTensor (or, from an older trace, the TensorMetadata) of a
     node with one tensor result; None for any other node."""

@@ -46,14 +46,15 @@ STATEFUL = frozenset(["native_batch_norm"])
 
 # One FLOP per element of the (largest) output.
 ELEMENTWISE = frozenset("""
-    _to_copy abs add addcmul clamp clamp_max clamp_min clone cos div eq erf
-    exp expm1 fill flip full full_like ge gelu gelu_backward gt hardswish
+    _to_copy abs add addcmul clamp clamp_max clamp_min clone copy cos div eq
+    erf exp expm1 fill flip full full_like ge gelu gelu_backward gt hardswish
     hardswish_backward hardtanh hardtanh_backward le leaky_relu
-    leaky_relu_backward log log1p logical_not lt masked_fill maximum minimum
-    mul native_dropout_backward ne neg new_empty new_full new_ones new_zeros
-    ones ones_like pow reciprocal relu rsqrt rsub scalar_tensor
-    select_backward sigmoid sigmoid_backward sign silu silu_backward sin
-    slice_backward sqrt sub tanh tanh_backward threshold threshold_backward
+    leaky_relu_backward lift_fresh_copy log log1p logical_not lt masked_fill
+    maximum minimum mul native_dropout_backward ne neg new_empty
+    new_empty_strided new_full new_ones new_zeros ones ones_like pow
+    reciprocal relu rsqrt rsub scalar_tensor select_backward select_scatter
+    sigmoid sigmoid_backward sign silu silu_backward sin slice_backward
+    slice_scatter sqrt sub tanh tanh_backward threshold threshold_backward
     where zeros zeros_like
 """.split())
 

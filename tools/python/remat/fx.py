@@ -1,6 +1,7 @@
 """AOT Autograd's joint graph as a remat training graph in text IR.
 
-Primals are `param` (they have a gradient) or `input` declarations; every
+Primals are `param` (they have a gradient) or `input` declarations, and so
+are the module's tensor constants (`torch.tensor(2.0)` in `forward`); every
 other node an `extern` op (`extern_view` for a view) that names the node and
 its aten op and carries its result types and FLOPs (remat/aten.py). Nodes
 that the tangents do not reach are the forward pass and come first; each
@@ -60,6 +61,7 @@ class JointGraph:
         self.fwd_outputs, self.bwd_outputs = aot.split_outputs(
             joint, num_fwd_outputs, len(self.primals))
         self.updated = aot.updated_primals(joint, self.primals)
+        self.constants = aot.constants(joint)
         self.tangent_names = {t.name for t in self.tangents}
         self.nodes = {n.name: n for n in joint.graph.nodes}
         self.backward = self._backward_nodes()
@@ -91,12 +93,17 @@ class JointGraph:
             kind = "param" if isinstance(grad, fx.Node) else "input"
             lines.append(f"  {kind} %{primal.name} : {_type_text(primal)}")
             self.value_of[primal] = primal.name
+        # Each module reads a constant itself: an input that is never saved.
+        for constant in self.constants:
+            lines.append(f"  input %{constant.name} : {_type_text(constant)}")
+            self.value_of[constant] = constant.name
         calls = [n for n in self.joint.graph.nodes
                  if n.op == "call_function" and n.target is not operator.getitem]
         forward = [n for n in calls if n not in self.backward]
         for node in forward:
             lines.append(self._op_line(node))
-        self.forward_ops = len(self.primals) + len(forward)
+        self.forward_ops = (len(self.primals) + len(self.constants) +
+                            len(forward))
         reads = [self.value_of[n] for n in self.fwd_outputs
                  if isinstance(n, fx.Node)]
         for tangent in self.tangents:

@@ -85,12 +85,16 @@ def build_modules(joint_graph, planned, placement="schedule"):
     for primal in jg.primals:
         fw_env[primal.name] = aot.copy_meta(
             fw_graph.placeholder(primal.name), primal)
-    origin = {p.name: p.name for p in jg.primals}
+    _read_constants(jg, fw_graph, fw_env)
+    origin = {n.name: n.name for n in jg.primals + jg.constants}
     emitter = _Emitter(jg, fw_graph, fw_env, origin)
     for op in ops[:split]:
         if op["kind"] not in ("param", "input"):
             emitter.emit(op)
-    saved = _saved_values(jg, backward, grads, list(fw_env), origin)
+    constants = {c.name for c in jg.constants}
+    saved = _saved_values(jg, backward, grads,
+                          [v for v in fw_env if origin[v] not in constants],
+                          origin)
     if placement == "start":
         return _extract_at_start(
             jg, list(dict.fromkeys(jg.nodes[origin[v]] for v in saved)))
@@ -114,6 +118,7 @@ def build_modules(joint_graph, planned, placement="schedule"):
             bw_graph.placeholder(tangent.name), tangent)
     for primal in jg.updated:
         bw_env[primal.name] = _stand_in(bw_graph, primal)
+    _read_constants(jg, bw_graph, bw_env)
     emitter = _Emitter(jg, bw_graph, bw_env, origin)
     for op in backward:
         emitter.emit(op)
@@ -124,6 +129,14 @@ def build_modules(joint_graph, planned, placement="schedule"):
         graph.lint()
     return (fx.GraphModule(jg.joint, fw_graph),
             fx.GraphModule(jg.joint, bw_graph))
+
+
+def _read_constants(jg, graph, env):
+    """Reads the joint graph's constants in `graph` (the module keeps them:
+    `fx.GraphModule` copies what `get_attr` names)."""
+    for constant in jg.constants:
+        env[constant.name] = aot.copy_meta(graph.get_attr(constant.target),
+                                           constant)
 
 
 def _saved_values(jg, backward, grads, made, origin):
@@ -182,9 +195,11 @@ def _erase_dead(graph):
     """Erases the calls nothing reads that may run twice, and so not at all:
     forward ops whose readers all read copies now (a dead view would hold
     its base until the module returns), a copy's unread results. Random
-    ops and ops with effects stay."""
+    ops and ops with effects stay; unread constants go."""
     for node in reversed(list(graph.nodes)):
-        if node.op == "call_function" and not node.users and (
+        if node.users:
+            continue
+        if node.op == "get_attr" or node.op == "call_function" and (
                 node.target is operator.getitem or
                 aten.may_recompute(node.target, node.args)):
             graph.erase_node(node)
@@ -216,6 +231,8 @@ def _extract(jg, inputs, outputs, may_copy, updated=()):
     graph, env = fx.Graph(), {}
     for node in inputs:
         env[node] = aot.copy_meta(graph.placeholder(node.name), node)
+    for constant in jg.constants:
+        env[constant] = graph.node_copy(constant)
     for primal in updated:
         env[primal] = _stand_in(graph, primal)
     for node in jg.joint.graph.nodes:
