@@ -267,14 +267,24 @@ class PackageTest(unittest.TestCase):
 
     def test_no_private_import(self):
         # Private modules of PyTorch change between releases: remat reads
-        # the joint graph's conventions itself (remat/aot.py).
-        private = re.compile(r"^\s*(from|import)\s+(torch|functorch)"
+        # the joint graph's conventions itself (remat/aot.py). The
+        # torch.compile backend cannot (no public entry reaches Inductor):
+        # backend.py alone imports them, inside functions, so importing
+        # remat.torch touches none.
+        private = re.compile(r"^(\s*)(from|import)\s+(torch|functorch)"
                              r"(\.\w+)*\._")
         package = pathlib.Path(remat.torch.__file__).parent
+        lazy = 0
         for source in sorted(package.glob("*.py")):
             for number, line in enumerate(source.read_text().splitlines(), 1):
+                found = private.match(line)
                 with self.subTest(file=source.name, line=number):
-                    self.assertIsNone(private.match(line), line)
+                    if source.name != "backend.py":
+                        self.assertIsNone(found, line)
+                    elif found:
+                        self.assertTrue(found.group(1), line)
+                        lazy += 1
+        self.assertGreater(lazy, 0)  # the scan reads backend.py
 
 
 class PartitionErrorTest(unittest.TestCase):

@@ -1,0 +1,135 @@
+"""remat as a `torch.compile` backend (docs/torch.md, "torch.compile"):
+
+    import remat.torch
+    compiled = torch.compile(model, backend=remat.torch.backend(budget="40%"))
+
+This is the package's one file that imports private PyTorch modules, each
+inside the function that needs it: `torch.compile` offers no public way to
+give Inductor a partition function. Tested with PyTorch 2.14.1.
+"""
+
+from . import aot
+from . import aten
+from .torch import Partition, boxed_compiler
+
+COMPILERS = ("inductor", "eager")
+
+
+class Backend:
+    """A `torch.compile` backend: AOT Autograd traces each graph Dynamo
+    hands it, remat's partition plans it, and Inductor (or, with
+    `compiler="eager"`, `remat.torch.boxed_compiler`) compiles the forward
+    and the backward. `reports` holds one remat report (docs/report.md) per
+    graph planned, in the order compiled, each with its `graph_index`."""
+
+    def __init__(self, budget=None, planner="auto", placement="schedule",
+                 costs="flops", compiler="inductor"):
+        if compiler not in COMPILERS:
+            raise ValueError(f"remat: compiler must be 'inductor' or 'eager', "
+                             f"got {compiler!r}")
+        # Made now so that a bad argument fails here, not at the first call.
+        self.partition = Partition(budget=budget, planner=planner,
+                                   placement=placement, costs=costs)
+        self.compiler = compiler
+        self.reports = []
+        self._graphs = 0
+
+    def __call__(self, graph_module, example_inputs):
+        """Dynamo's backend call, once per graph."""
+        index = self._graphs
+        self._graphs += 1
+        partition = _GraphPartition(self, index)
+        if self.compiler == "eager":
+            from torch._dynamo.backends.common import aot_autograd
+            return aot_autograd(fw_compiler=boxed_compiler,
+                                bw_compiler=boxed_compiler,
+                                partition_fn=partition)(graph_module,
+                                                        example_inputs)
+        from torch._functorch import config as aot_config
+        from torch._inductor import config
+        from torch._inductor.compile_fx import compile_fx
+        # Inductor's own pipeline (decompositions, joint-graph passes, the
+        # fusing compilers) with remat in place of its min-cut partitioner.
+        # A cached graph would skip the partition and so its report.
+        with config.patch(custom_partitioner_fn=_inductor_partitioner(
+                partition), fx_graph_cache=False), \
+                aot_config.patch(enable_autograd_cache=False):
+            return compile_fx(graph_module, example_inputs)
+
+
+class _GraphPartition:
+    """The partition function of one Dynamo graph: the backend's, keeping
+    its report."""
+
+    def __init__(self, backend, index):
+        self.backend = backend
+        self.index = index
+
+    def __call__(self, joint_module, joint_inputs, **options):
+        partition = self.backend.partition
+        if self.backend.compiler == "inductor":
+            _forward_early(joint_module.graph)
+        modules = partition(joint_module, joint_inputs, **options)
+        self.backend.reports.append(dict(partition.last_report,
+                                         graph_index=self.index))
+        return modules
+
+
+def _forward_early(graph):
+    """Moves each forward op of the joint `graph` (one no tangent reaches)
+    that may be recomputed to just after its last operand. Inductor's
+    decompositions trace parts of backward ops that read no tangent, as
+    `le(relu_3, 0)` of ReLU's backward, among the backward's nodes;
+    remat runs every forward op in the forward, where each would hold its
+    operand to the forward's end and then be saved.
+
+        relu_3 ... relu_15  le_15(relu_15) ... le_3(relu_3)  (backward)
+        relu_3 le_3(relu_3) ... relu_15 le_15(relu_15)       (backward)
+    """
+    backward = set()
+    order = []
+    for node in graph.nodes:
+        if aot.is_tangent(node) or backward.intersection(
+                node.all_input_nodes):
+            backward.add(node)
+        if (node.op != "call_function" or node in backward or
+                not aten.may_recompute(node.target, node.args)):
+            order.append(node)
+            continue
+        inputs = set(node.all_input_nodes)
+        at = len(order)
+        while at > 0 and order[at - 1] not in inputs:
+            at -= 1
+        order.insert(at, node)
+    output = next(n for n in reversed(graph.nodes) if n.op == "output")
+    for node in order:
+        if node.op not in ("placeholder", "output"):
+            output.prepend(node)
+    graph.lint()
+
+
+def _inductor_partitioner(partition):
+    """`partition` as Inductor's `config.custom_partitioner_fn` wants it."""
+    from torch._inductor.custom_graph_pass import CustomPartitionerFn
+
+    class RematPartitioner(CustomPartitionerFn):
+        def __call__(self, joint_module, joint_inputs, **options):
+            return partition(joint_module, joint_inputs, **options)
+
+        def uuid(self):
+            return None  # not cached (Backend.__call__)
+
+    return RematPartitioner()
+
+
+def backend(budget=None, planner="auto", placement="schedule", costs="flops",
+            compiler="inductor"):
+    """A backend for `torch.compile`: every graph Dynamo captures is planned
+    by remat's partition function (`budget`, `planner`, `placement` and
+    `costs` as in `remat.torch.partition`, applied to each graph on its
+    own). `compiler="inductor"` (the default) compiles the forward and
+    backward with Inductor, which fuses recomputed ops as under PyTorch's
+    own partitioner; `compiler="eager"` runs them as they are, for
+    debugging."""
+    return Backend(budget=budget, planner=planner, placement=placement,
+                   costs=costs, compiler=compiler)
