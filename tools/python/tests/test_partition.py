@@ -240,7 +240,7 @@ class PartitionTest(unittest.TestCase):
     def test_aot_function_and_unknown_options(self):
         # A partition function PyTorch calls with options it does not
         # know yet still plans; aot_function passes the same contract.
-        partition = remat.torch.partition(budget="40%")
+        partition = remat.torch.partition(planner="sqrtn")
 
         def later_pytorch(joint, inputs, **options):
             return partition(joint, inputs, some_later_option=True, **options)
