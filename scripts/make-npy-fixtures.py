@@ -53,6 +53,24 @@ def write_compare_fixtures():
     nan["c"] = np.array([1, 1], dtype=np.float64)
     for name, data in [("expected", expected), ("near", near), ("nan", nan)]:
         np.savez(os.path.join(OUT, f"compare-{name}.npz"), **data)
+    # An infinity scales nothing: e is judged against its finite entries and
+    # the finite gradient floor; an infinity must meet the same infinity.
+    # g holds e's elements in a transposed layout; i differs by one past
+    # 2^53, where doubles no longer tell integers apart.
+    inf_expected = {
+        "a.grad": np.array([np.inf, 1], dtype=np.float32),
+        "e": np.array([1, 2], dtype=np.float32),
+        "g": np.arange(6, dtype=np.float32).reshape(2, 3),
+        "i": np.array([2**53], dtype=np.int64),
+    }
+    inf_near = dict(inf_expected, e=np.array([1, 3], dtype=np.float32))
+    inf_finite = dict(inf_expected, **{"a.grad": np.array([3e38, 1], dtype=np.float32)})
+    transposed = dict(inf_expected, g=inf_expected["g"].reshape(3, 2))
+    big = dict(inf_expected, i=np.array([2**53 + 1], dtype=np.int64))
+    for name, data in [("inf-expected", inf_expected), ("inf-near", inf_near),
+                       ("inf-finite", inf_finite), ("transposed", transposed),
+                       ("int-big", big)]:
+        np.savez(os.path.join(OUT, f"compare-{name}.npz"), **data)
 
 
 def main():

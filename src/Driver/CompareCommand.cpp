@@ -19,6 +19,7 @@
 
 #include "remat/Support/Status.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 
 #include <fmt/format.h>
@@ -42,9 +43,10 @@ const CommandSpec &compareSpec() {
           "the same name in ACTUAL:\nthe largest |actual - expected| over the "
           "largest |expected|, floored at a thousandth\nof the largest "
           "gradient (arrays named *.grad), so that a gradient zero in exact\n"
-          "arithmetic is not judged on rounding noise. Integer and bool arrays "
-          "must be equal.\nPrints each array's error; fails when one exceeds "
-          "R or is missing. See docs/cli.md.",
+          "arithmetic is not judged on rounding noise. A NaN or an infinity, "
+          "and every\nelement of an integer or bool array, must be matched "
+          "exactly. Prints each array's\nerror; fails when one exceeds R or "
+          "is missing. See docs/cli.md.",
       .options = {{.name = "tolerance",
                    .valueName = "R",
                    .help = "The largest relative error that passes (default "
@@ -62,36 +64,51 @@ struct ArrayError {
   double error = 0;
 };
 
-double maxAbs(const HostTensor &tensor) {
+/// The largest finite |element|: an infinity would make every finite
+/// difference look like none.
+double maxFiniteAbs(const HostTensor &tensor) {
   double m = 0;
   for (int64_t i = 0, e = tensor.numel(); i < e; ++i)
-    m = std::max(m, std::fabs(tensor.at(i)));
+    if (double v = std::fabs(tensor.at(i)); std::isfinite(v))
+      m = std::max(m, v);
   return m;
 }
 
-/// The error of `actual` against `expected` (same element count): relative
-/// to `scale` for floats, 0 or infinite for integers and bools. NaN matches
-/// only NaN.
-double arrayError(const HostTensor &actual, const HostTensor &expected,
+/// The error of `actual` against `expected` (same element count): for
+/// floats, the largest difference relative to `scale`, where a NaN or an
+/// infinity must be matched exactly; for integers and bools, 0 when the
+/// bytes are equal (a double would round int64s above 2^53), else infinite.
+double arrayError(const NpyArray &actual, const NpyArray &expected,
                   double scale) {
-  bool exact = !expected.type().isFloat();
+  if (!expected.type.isFloat())
+    return actual.bytes == expected.bytes ? 0 : kInfinity;
+  HostTensor a = tensorOf(actual), x = tensorOf(expected);
   double diff = 0;
-  for (int64_t i = 0, e = expected.numel(); i < e; ++i) {
-    double a = actual.at(i), x = expected.at(i);
-    if (std::isnan(a) || std::isnan(x)) {
-      if (!(std::isnan(a) && std::isnan(x)))
+  for (int64_t i = 0, e = x.numel(); i < e; ++i) {
+    double av = a.at(i), xv = x.at(i);
+    if (!std::isfinite(av) || !std::isfinite(xv)) {
+      if (!(av == xv || (std::isnan(av) && std::isnan(xv))))
         return kInfinity;
       continue;
     }
-    if (a == x)
-      continue;
-    if (exact)
-      return kInfinity;
-    diff = std::max(diff, std::fabs(a - x));
+    diff = std::max(diff, std::fabs(av - xv));
   }
   if (diff == 0)
     return 0;
   return scale > 0 ? diff / scale : kInfinity;
+}
+
+/// Whether two shapes hold the same elements in the same order: equal once
+/// their size-1 dims are dropped (a conv bias [C] imports as [C, 1, 1]).
+bool sameLayout(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b) {
+  auto squeezed = [](llvm::ArrayRef<int64_t> shape) {
+    llvm::SmallVector<int64_t> dims;
+    for (int64_t d : shape)
+      if (d != 1)
+        dims.push_back(d);
+    return dims;
+  };
+  return squeezed(a) == squeezed(b);
 }
 
 absl::StatusOr<double> toleranceOption(const ParsedArgs &args) {
@@ -108,20 +125,20 @@ absl::StatusOr<double> toleranceOption(const ParsedArgs &args) {
 }
 
 /// Every array of `expected` against `actual`'s; an error for an array that
-/// `actual` lacks or holds with another dtype or element count.
+/// `actual` lacks or holds with another dtype or layout.
 absl::StatusOr<std::vector<ArrayError>>
 compareFiles(const NamedArrays &actual, llvm::StringRef actualPath,
              const NamedArrays &expected, llvm::StringRef expectedPath) {
   llvm::StringMap<const NpyArray *> byName;
   for (const auto &[name, array] : actual)
     byName.try_emplace(name, &array);
-  std::vector<HostTensor> values;
-  values.reserve(expected.size());
+  std::vector<double> largest;
+  largest.reserve(expected.size());
   double floor = 0;
   for (const auto &[name, array] : expected) {
-    values.push_back(tensorOf(array));
-    if (llvm::StringRef(name).endswith(".grad") && array.type.isFloat())
-      floor = std::max(floor, 1e-3 * maxAbs(values.back()));
+    largest.push_back(array.type.isFloat() ? maxFiniteAbs(tensorOf(array)) : 0);
+    if (llvm::StringRef(name).endswith(".grad"))
+      floor = std::max(floor, 1e-3 * largest.back());
   }
   std::vector<ArrayError> errors;
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -130,14 +147,13 @@ compareFiles(const NamedArrays &actual, llvm::StringRef actualPath,
     if (!other)
       return invalidArgument("{}: error: has no array '{}', which {} has",
                              actualPath.str(), name, expectedPath.str());
-    // The dims may differ: the importer declares a conv bias [C] as [C,1,1].
     if (other->type.dtype() != array.type.dtype() ||
-        other->type.numElements() != array.type.numElements())
+        !sameLayout(other->type.shape(), array.type.shape()))
       return invalidArgument(
           "{}: error: array '{}' is {}, but {} in {}", actualPath.str(), name,
           other->type.str(), array.type.str(), expectedPath.str());
-    errors.push_back({name, arrayError(tensorOf(*other), values[i],
-                                       std::max(maxAbs(values[i]), floor))});
+    errors.push_back(
+        {name, arrayError(*other, array, std::max(largest[i], floor))});
   }
   return errors;
 }
@@ -164,7 +180,7 @@ absl::Status runCompareCommand(const ParsedArgs &args, CommandContext &ctx) {
       compareFiles(actual, actualPath, expected, expectedPath));
   const ArrayError *worst = &errors.front();
   for (const ArrayError &e : errors)
-    if (e.error > worst->error)
+    if (!(e.error <= worst->error))
       worst = &e;
   REMAT_RETURN_IF_ERROR(writeOutput(
       args.get("output"), ctx.out, [&](llvm::raw_ostream &os) {
