@@ -1,5 +1,6 @@
 """What remat needs to know of an aten op to plan it: its FLOPs, whether its
-result is a view of its first tensor operand, and whether it may run twice.
+result is a view of its first tensor operand, whether it may run twice, and
+the workspace it allocates and frees while it runs.
 
 FLOPs count multiply-adds as two and one per element elsewhere
 (docs/torch.md, "The op table"). An op the table does not know is planned
@@ -145,6 +146,50 @@ _RULES = {
     "_scaled_dot_product_flash_attention_for_cpu_backward":
         lambda i, o, a: _attention(a[1], a[2], a[3], a[7], backward=True),
 }
+
+
+def _mkldnn_reorders(operand):
+    """Whether PyTorch runs a convolution whose first operand is `operand`
+    with oneDNN in its plain (NCHW) layout, which oneDNN reorders to a
+    blocked one and back. A channels-last operand it reads as it is."""
+    device = getattr(operand, "device", None)
+    return device is not None and device.type == "cpu" and \
+        torch.backends.mkldnn.is_available() and \
+        torch.backends.mkldnn.enabled and operand.is_contiguous()
+
+
+def _convolution_backward_workspace(inputs, args):
+    """oneDNN's convolution backward reorders `grad_output` to its blocked
+    layout and, for the weight's gradient, the input too; the forward
+    reorders its output. Measured on PyTorch 2.14.1 (docs/torch.md,
+    "torch.compile"): a 64-channel 3x3 convolution of a 16 MiB batch holds
+    16 MiB beside its operands and result, its backward 32 MiB."""
+    grad_out, data = inputs[0], inputs[1]
+    mask = args[-1]
+    return numel(grad_out) + numel(data) * int(mask[1])
+
+
+# Elements, of its first operand's dtype, that a call on oneDNN holds beside
+# its operands and results while it runs.
+_MKLDNN_WORKSPACE = {
+    "convolution": lambda i, o, a: numel(o[0]),
+    "convolution_backward": lambda i, o, a: _convolution_backward_workspace(
+        i, a),
+}
+
+
+def workspace_bytes(target, args, inputs, outputs, operand):
+    """The bytes a call allocates and frees while it runs, beside its
+    operands and results: what the op's step adds to the plan's memory
+    (remat/fx.py). `args`, `inputs` and `outputs` as for `flops`;
+    `operand` the tensor value (a FakeTensor) of its first tensor operand,
+    whose device, dtype and layout it reads. 0 where the table knows of
+    none: on a GPU, channels-last, or a value with no device."""
+    name = op_name(target)
+    if name in _MKLDNN_WORKSPACE and _mkldnn_reorders(operand):
+        elements = _MKLDNN_WORKSPACE[name](inputs, outputs, args)
+        return int(elements) * operand.dtype.itemsize
+    return 0
 
 
 def op_name(target):

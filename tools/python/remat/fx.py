@@ -3,7 +3,10 @@
 Primals are `param` (they have a gradient) or `input` declarations, and so
 are the module's tensor constants (`torch.tensor(2.0)` in `forward`); every
 other node an `extern` op (`extern_view` for a view) that names the node and
-its aten op and carries its result types and FLOPs (remat/aten.py). Nodes
+its aten op and carries its result types and FLOPs (remat/aten.py); an op
+that holds a workspace while it runs (aten.workspace_bytes) has one more
+result, `<node>.workspace`, that nothing reads: remat counts it at the op's
+step only, as the op holds it (docs/memory-model.md, "Live ranges"). Nodes
 that the tangents do not reach are the forward pass and come first; each
 tangent is an op of the backward that reads every forward output, so that
 the whole backward follows the forward. A tuple-valued node is one op with a
@@ -177,14 +180,23 @@ class JointGraph:
                           stacklevel=2)
         kind = "extern_view" if aten.is_view(target) and len(types) == 1 \
             and inputs else "extern"
-        op_flops = aten.flops(target, _shapes_for_tensors(node.args),
-                              in_shapes, out_shapes)
+        args = _shapes_for_tensors(node.args)
+        op_flops = aten.flops(target, args, in_shapes, out_shapes)
+        tensors = [aot.tensor_value(i) for i in inputs
+                   if aot.tensor_value(i) is not None]
+        workspace = aten.workspace_bytes(
+            target, args, in_shapes, out_shapes,
+            tensors[0] if tensors else None)
+        names = ["%" + self.value_of[r] for r in results]
+        if workspace:
+            names.append(f"%{node.name}.workspace")
+            types.append(f"i8[{workspace}]")
         attrs = [f"fn = {_quote(name)}", f"types = {_quote(' '.join(types))}",
                  f"flops = {op_flops}", f"node = {_quote(node.name)}"]
         if self.nanoseconds is not None:
             attrs.append(f"cost = {self.nanoseconds[node.name]}")
         if not known or self._reads_updated(node):
             attrs.append("recompute = false")
-        names = ", ".join("%" + self.value_of[r] for r in results)
         operands = ", ".join("%" + self.value_of[i] for i in inputs)
-        return f"  {names} = {kind}({operands}) {{{', '.join(attrs)}}}"
+        results_text = ", ".join(names)
+        return f"  {results_text} = {kind}({operands}) {{{', '.join(attrs)}}}"

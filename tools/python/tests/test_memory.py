@@ -1,6 +1,7 @@
 """The memory remat's plans save, measured in PyTorch: one training step of
-an MLP in a fresh process per budget, its resident-set peak over a baseline
-(as scripts/bench-torch-partition.py measures it) against remat's prediction.
+an MLP, and of a small CNN, in a fresh process per budget, its resident-set
+peak over a baseline (as scripts/bench-torch-partition.py measures it)
+against remat's prediction.
 """
 
 import json
@@ -30,9 +31,19 @@ from remat.measure import step_peak
 torch.manual_seed(0)
 torch.set_num_threads(1)
 layers = []
-for _ in range(16):
-    layers += [nn.Linear(256, 256), nn.ReLU()]
-model, batch = nn.Sequential(*layers), torch.randn(2048, 256)
+if sys.argv[2] == "mlp":
+    for _ in range(16):
+        layers += [nn.Linear(256, 256), nn.ReLU()]
+    batch = torch.randn(2048, 256)
+else:  # scripts/bench-torch-compile.py's --model cnn
+    channels = 3
+    for width in (32, 32, 64, 64):
+        layers += [nn.Conv2d(channels, width, 3, padding=1),
+                   nn.BatchNorm2d(width), nn.ReLU()]
+        channels = width
+    layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)]
+    batch = torch.randn(16, 3, 64, 64)
+model = nn.Sequential(*layers)
 partition = remat.torch.partition(budget=sys.argv[1])
 run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
                  bw_compiler=remat.torch.boxed_compiler,
@@ -49,9 +60,10 @@ print(json.dumps({"measured": measured,
 """
 
 
-def measure(budget):
+def measure(budget, model="mlp"):
     env = dict(os.environ, **MMAP_ENV)
-    done = subprocess.run([sys.executable, "-c", CHILD, budget], env=env,
+    done = subprocess.run([sys.executable, "-c", CHILD, budget, model],
+                          env=env,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -72,6 +84,16 @@ class MeasuredPeakTest(unittest.TestCase):
         self.assertGreater(predicted_drop, 0.5 * high["predicted"])
         self.assertGreaterEqual(high["measured"] - low["measured"],
                                 0.9 * predicted_drop, figures)
+
+    def test_a_convolutions_workspace_is_predicted(self):
+        # oneDNN's convolution backward holds a workspace of its
+        # grad_output and its input (32 MiB for the 64-channel layers here,
+        # remat/aten.py); before remat counted it, this plan measured 112.1
+        # MiB against 96.0 predicted (+17%). Now 96.0 against 96.2: the
+        # issue's target is 10%.
+        figure = measure("80%", "cnn")
+        self.assertLessEqual(abs(figure["measured"] - figure["predicted"]),
+                             0.1 * figure["predicted"], figure)
 
 
 if __name__ == "__main__":
