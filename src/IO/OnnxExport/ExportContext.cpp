@@ -205,6 +205,9 @@ std::string ExportContext::filledLike(const std::string &like,
   std::string value = makeZero(like, dtype);
   if (fill != 0.0)
     value = temp("Add", {value, scalar(fill, dtype)});
+  // makeZero's value is [1], which Expand to the shape [] would keep.
+  if (shape.empty())
+    return reshaped(value, {});
   return temp("Expand", {value, int64s(shape)});
 }
 

@@ -150,8 +150,8 @@ absl::Status lowerMaxPoolGrad(ExportContext &ctx) {
   std::string pooled = ctx.freshName("MaxPool"),
               indices = ctx.freshName("Indices");
   ctx.emit("MaxPool", {ctx.operand(0)}, {pooled, indices}, poolWindow(ctx));
-  std::string flatX = ctx.reshaped(ctx.operand(0), {x.numElements()});
-  std::string zeros = ctx.filledLike(ctx.operand(0), {x.numElements()}, 0.0, x.dtype());
+  std::string zeros =
+      ctx.filledLike(ctx.operand(0), {x.numElements()}, 0.0, x.dtype());
   std::string scattered = ctx.temp(
       "ScatterElements",
       {zeros, ctx.reshaped(indices, {-1}), ctx.reshaped(ctx.operand(1), {-1})},
