@@ -10,7 +10,6 @@ give Inductor a partition function. Tested with PyTorch 2.14.1.
 
 from . import aot
 from . import aten
-from .torch import Partition, boxed_compiler
 
 COMPILERS = ("inductor", "eager")
 
@@ -23,13 +22,20 @@ class Backend:
     graph planned, in the order compiled, each with its `graph_index`."""
 
     def __init__(self, budget=None, planner="auto", placement="schedule",
-                 costs="flops", compiler="inductor"):
+                 costs="flops", compiler="inductor", strict=False):
+        # Imported here: remat/torch.py imports this module, and either may
+        # be imported first.
+        from .torch import Partition
         if compiler not in COMPILERS:
             raise ValueError(f"remat: compiler must be 'inductor' or 'eager', "
                              f"got {compiler!r}")
         # Made now so that a bad argument fails here, not at the first call.
         self.partition = Partition(budget=budget, planner=planner,
-                                   placement=placement, costs=costs)
+                                   placement=placement, costs=costs,
+                                   strict=strict)
+        # Inductor lays convolutions out channels-last, which oneDNN reads
+        # without the workspace it needs for NCHW (docs/torch.md).
+        self.partition.count_workspaces = compiler != "inductor"
         self.compiler = compiler
         self.reports = []
         self._graphs = 0
@@ -41,6 +47,7 @@ class Backend:
         partition = _GraphPartition(self, index)
         if self.compiler == "eager":
             from torch._dynamo.backends.common import aot_autograd
+            from .torch import boxed_compiler
             return aot_autograd(fw_compiler=boxed_compiler,
                                 bw_compiler=boxed_compiler,
                                 partition_fn=partition)(graph_module,
@@ -123,13 +130,14 @@ def _inductor_partitioner(partition):
 
 
 def backend(budget=None, planner="auto", placement="schedule", costs="flops",
-            compiler="inductor"):
+            compiler="inductor", strict=False):
     """A backend for `torch.compile`: every graph Dynamo captures is planned
     by remat's partition function (`budget`, `planner`, `placement` and
     `costs` as in `remat.torch.partition`, applied to each graph on its
-    own). `compiler="inductor"` (the default) compiles the forward and
-    backward with Inductor, which fuses recomputed ops as under PyTorch's
-    own partitioner; `compiler="eager"` runs them as they are, for
+    own; `strict=True` raises on a budget no plan reaches).
+    `compiler="inductor"` (the default) compiles the forward and backward
+    with Inductor, which fuses recomputed ops as under PyTorch's own
+    partitioner; `compiler="eager"` runs them as they are, for
     debugging."""
     return Backend(budget=budget, planner=planner, placement=placement,
-                   costs=costs, compiler=compiler)
+                   costs=costs, compiler=compiler, strict=strict)

@@ -56,8 +56,11 @@ def _shapes_for_tensors(args):
 class JointGraph:
     """One joint graph and its text IR, with what the way back needs."""
 
-    def __init__(self, joint, num_fwd_outputs=None, nanoseconds=None):
+    def __init__(self, joint, num_fwd_outputs=None, nanoseconds=None,
+                 workspaces=True):
         self.joint = joint
+        # Whether ops' workspaces become results nothing reads.
+        self.workspaces = workspaces
         # Measured time of each node (remat/timing.py): each op's `cost`.
         self.nanoseconds = nanoseconds
         self.primals, self.tangents = aot.placeholders(joint)
@@ -184,7 +187,7 @@ class JointGraph:
         op_flops = aten.flops(target, args, in_shapes, out_shapes)
         tensors = [aot.tensor_value(i) for i in inputs
                    if aot.tensor_value(i) is not None]
-        workspace = aten.workspace_bytes(
+        workspace = self.workspaces and aten.workspace_bytes(
             target, args, in_shapes, out_shapes,
             tensors[0] if tensors else None)
         names = ["%" + self.value_of[r] for r in results]

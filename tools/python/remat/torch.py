@@ -114,6 +114,9 @@ class Partition:
                              f"got {costs!r}")
         self.placement = placement
         self.costs = costs
+        # Whether oneDNN's convolution workspaces count (remat/aten.py); a
+        # compiler that lays convolutions out channels-last clears it.
+        self.count_workspaces = True
         self.last_report = None
         self.last_joint = None
 
@@ -126,7 +129,8 @@ class Partition:
         nanoseconds = None
         if self.costs == "measured":
             nanoseconds = _timing.node_nanoseconds(joint_module, joint_inputs)
-        joint = _fx.JointGraph(joint_module, num_fwd_outputs, nanoseconds)
+        joint = _fx.JointGraph(joint_module, num_fwd_outputs, nanoseconds,
+                               workspaces=self.count_workspaces)
         self.last_joint = joint.text
         # Measured `cost` attributes are nanoseconds: the report's costs and
         # overhead then count time.

@@ -192,10 +192,24 @@ class BackendArgumentTest(unittest.TestCase):
                                     "costs"),
                                    ({"budget": "40%", "planner": None},
                                     "planner"),
-                                   ({"budget": 0.5}, "float")):
+                                   ({"budget": 0.5}, "float"),
+                                   ({"budget": "40%", "strict": "yes"},
+                                    "strict")):
             with self.subTest(arguments=arguments):
                 with self.assertRaisesRegex(ValueError, message):
                     remat.torch.backend(**arguments)
+
+    def test_the_backend_module_imports_first(self):
+        # remat/torch.py imports remat/backend.py, which needs torch.py's
+        # Partition: either may be imported first, in a fresh interpreter.
+        import subprocess
+        import sys
+        done = subprocess.run(
+            [sys.executable, "-c",
+             "import remat.backend, remat.torch; "
+             "remat.backend.backend(budget='40%', strict=True)"],
+            capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
 
 
 if __name__ == "__main__":
