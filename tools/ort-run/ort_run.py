@@ -724,6 +724,9 @@ def main(argv):
 if __name__ == "__main__":
     try:
         main(sys.argv[1:])
-    except Exception as e:  # every error is one line, as the Node.js runner's
+    except KeyboardInterrupt:
+        sys.stderr.write("ort-run: error: interrupted\n")
+        sys.exit(130)
+    except Exception as e:  # every error is one line
         sys.stderr.write(f"ort-run: error: {flatten(e)}\n")
         sys.exit(1)

@@ -103,9 +103,15 @@ ExternalFiles::file(const onnx::TensorProto &tensor, llvm::StringRef location) {
     return error(tensor, "'{}', which cannot be read: {} ({})", location.str(),
                  ec.message(), kReexport.str());
   // A symbolic link may still point elsewhere.
-  if (!llvm::StringRef(real).startswith(realDirectory_.str().str() + "/"))
+  std::string inside = realDirectory_.str().str();
+  if (!llvm::StringRef(inside).endswith("/"))
+    inside += "/";
+  if (!llvm::StringRef(real).startswith(inside))
     return error(tensor, "'{}', which resolves outside the model's directory",
                  location.str());
+  // Reading a FIFO or a device would block or never end.
+  if (!fs::is_regular_file(real))
+    return error(tensor, "'{}', which is not a regular file", location.str());
   auto [it, inserted] = files_.try_emplace(real);
   if (inserted) {
     auto buffer = llvm::MemoryBuffer::getFile(real, /*IsText=*/false,

@@ -5,10 +5,9 @@
 #
 # ORT_RUN is the command (build/bin/ort-run), PYTHON the interpreter that runs
 # it, with numpy and onnx (.venv/bin/python). With REMAT (build/bin/remat),
-# `remat compare` checks each
-# export's output `y` is also compared with PyTorch's (the `y` of its
-# .expected.npz; the rest of that file is remat's training outputs, which a
-# forward run does not produce). Prints one line per check; exits 1 on the first
+# `remat compare` also checks each export's output `y` against PyTorch's (the
+# `y` of its .expected.npz; the rest of that file is remat's training
+# outputs, which a forward run does not produce). Prints one line per check; exits 1 on the first
 # failure.
 set -eu
 
@@ -55,7 +54,8 @@ for model in "$fixtures"/*.onnx; do
   grep -q 'ms per step (median)' "$work/out.txt" || fail "$name: no time per step"
   unzip -p "$work/$name.npz" y.npy >"$work/y.npy" && check_npy "$work/y.npy"
   if [ -n "$remat" ]; then
-    # `remat compare` checks every array of its second file: ORT's y.
+    # `remat compare` checks every array of its second file, so ORT's dump
+    # (which holds only y) goes second: the expected file is PyTorch's.
     "$remat" compare "$fixtures/$name.expected.npz" "$work/$name.npz" --tolerance=1e-4 >/dev/null ||
       fail "$name: ORT's y differs from PyTorch's"
   fi
