@@ -28,8 +28,11 @@ model = onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1]))
 dims = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
         for v in list(model.graph.value_info) + list(model.graph.output)}
 def elements(name):
+    # A Where whose size shape inference cannot give is a failure, not 1.
+    if name not in dims or any(d <= 0 for d in dims[name]):
+        sys.exit(f"FAIL: no static shape for {name}")
     n = 1
-    for d in dims.get(name, []):
+    for d in dims[name]:
         n *= d
     return n
 big = [n.name for n in model.graph.node

@@ -88,6 +88,10 @@ def _check_planner(planner):
         raise ValueError(f"remat: {error}") from None
 
 
+# How remat's warning of a budget no plan reaches begins (src/Training).
+_MISSED_BUDGET = "no plan reaches the budget"
+
+
 class Partition:
     """A partition function: PyTorch calls it with the joint graph and its
     example inputs and runs the two modules it returns. `last_report` is
@@ -144,16 +148,21 @@ class Partition:
 
     def _warn(self, messages):
         """remat's warnings, as `remat opt` prints them; a missed budget
-        (the last warning, then) raises when `strict`."""
+        raises when `strict`, with remat's line or, should remat give none,
+        the report's figures."""
         missed = self.last_report.get("budget_met") is False
-        for index, message in enumerate(messages):
-            if missed and index == len(messages) - 1:
-                if self.strict:
-                    raise ValueError(f"remat: {message} (strict=True)")
-                warnings.warn(f"remat: {message}", RematBudgetWarning,
-                              stacklevel=3)
-            else:
+        budget_lines = [m for m in messages if m.startswith(_MISSED_BUDGET)]
+        for message in messages:
+            if message not in budget_lines:
                 warnings.warn(f"remat: {message}", stacklevel=3)
+        if not missed:
+            return
+        line = budget_lines[-1] if budget_lines else (
+            f"{_MISSED_BUDGET} of {self.budget}; the lowest peak found is "
+            f"{self.last_report.get('peak_bytes_after')} bytes")
+        if self.strict:
+            raise ValueError(f"remat: {line} (strict=True)")
+        warnings.warn(f"remat: {line}", RematBudgetWarning, stacklevel=3)
 
 
 def partition(budget=None, planner="auto", placement="schedule",
