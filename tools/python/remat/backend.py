@@ -94,7 +94,7 @@ def _forward_early(graph):
         relu_3 le_3(relu_3) ... relu_15 le_15(relu_15)       (backward)
     """
     backward = set()
-    order = []
+    order = _Order()
     for node in graph.nodes:
         if aot.is_tangent(node) or backward.intersection(
                 node.all_input_nodes):
@@ -102,17 +102,60 @@ def _forward_early(graph):
         if (node.op != "call_function" or node in backward or
                 not aten.may_recompute(node.target, node.args)):
             order.append(node)
-            continue
-        inputs = set(node.all_input_nodes)
-        at = len(order)
-        while at > 0 and order[at - 1] not in inputs:
-            at -= 1
-        order.insert(at, node)
+        else:
+            order.insert_after(order.last_of(node.all_input_nodes), node)
     output = next(n for n in reversed(graph.nodes) if n.op == "output")
     for node in order:
         if node.op not in ("placeholder", "output"):
             output.prepend(node)
     graph.lint()
+
+
+class _Order:
+    """A list with insertion after any element and order comparison in
+    O(1) amortized: a linked list whose elements carry increasing integer
+    labels, halved between neighbours on insertion and renumbered when two
+    meet (a simple order-maintenance scheme)."""
+
+    _GAP = 1 << 256
+
+    def __init__(self):
+        self._next = {None: None}  # None heads the list
+        self._label = {None: 0}
+        self._tail = None
+
+    def append(self, item):
+        self.insert_after(self._tail, item)
+
+    def last_of(self, items):
+        """The item of `items` that comes last; None (the head) if none."""
+        return max(items, key=self._label.__getitem__, default=None)
+
+    def insert_after(self, anchor, item):
+        after = self._next[anchor]
+        high = self._label[anchor] + 2 * self._GAP if after is None \
+            else self._label[after]
+        if high - self._label[anchor] < 2:
+            self._renumber()
+            self.insert_after(anchor, item)
+            return
+        self._label[item] = (self._label[anchor] + high) // 2
+        self._next[anchor], self._next[item] = item, after
+        if after is None:
+            self._tail = item
+
+    def _renumber(self):
+        item, label = self._next[None], 0
+        while item is not None:
+            label += self._GAP
+            self._label[item] = label
+            item = self._next[item]
+
+    def __iter__(self):
+        item = self._next[None]
+        while item is not None:
+            yield item
+            item = self._next[item]
 
 
 def _inductor_partitioner(partition):

@@ -212,5 +212,42 @@ class BackendArgumentTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stderr)
 
 
+class OrderTest(unittest.TestCase):
+
+    def test_insertion_after_the_last_operand_as_a_list_would(self):
+        # remat/backend.py's _Order against list.insert after a backward
+        # scan, on random graphs, with labels small enough to renumber often.
+        import random
+        from remat import backend
+
+        def by_list(nodes):
+            order = []
+            for name, operands, movable in nodes:
+                at = len(order)
+                while movable and at > 0 and order[at - 1] not in operands:
+                    at -= 1
+                order.insert(at, name)
+            return order
+
+        def by_order(nodes):
+            order = backend._Order()
+            order._GAP = 8
+            for name, operands, movable in nodes:
+                if movable:
+                    order.insert_after(order.last_of(operands), name)
+                else:
+                    order.append(name)
+            return list(order)
+
+        rng = random.Random(1)
+        for _ in range(200):
+            nodes = []
+            for name in range(rng.randint(1, 60)):
+                operands = rng.sample([n[0] for n in nodes],
+                                      rng.randint(0, min(3, len(nodes))))
+                nodes.append((name, operands, rng.random() < 0.6))
+            self.assertEqual(by_order(nodes), by_list(nodes))
+
+
 if __name__ == "__main__":
     unittest.main()
