@@ -324,7 +324,7 @@ def export_legacy(case, model, path):
     mode = (torch.onnx.TrainingMode.TRAINING if case.training
             else torch.onnx.TrainingMode.PRESERVE)
     dynamic = {0: "S", 1: "N"} if case.sequence else {0: "N"}
-    legacy = {"dynamo": False} if torch.__version__ >= "2" else {}
+    legacy = {"dynamo": False} if int(torch.__version__.split(".")[0]) >= 2 else {}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(model, example, path, opset_version=case.opset,

@@ -79,7 +79,7 @@ std::string regionOf(llvm::StringRef nodeName) {
 /// none.
 absl::StatusOr<Converter> converterFor(const ImportContext &ctx) {
   const onnx::NodeProto &node = ctx.node();
-  if (!node.domain().empty() && node.domain() != "ai.onnx")
+  if (!isDefaultDomain(node.domain()))
     return ctx.error("op domain '{}' is not supported", node.domain());
   const ConverterTable &table = converters();
   auto it = table.find(node.op_type());

@@ -28,9 +28,6 @@ bool axesBecameInput(llvm::StringRef op) {
          op == "ReduceSumSquare";
 }
 
-bool isDefaultDomain(const onnx::NodeProto &node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
-}
 
 void eraseAttribute(onnx::NodeProto &node, llvm::StringRef name) {
   auto *attributes = node.mutable_attribute();
@@ -95,7 +92,7 @@ bool needsLibOnnxView(const onnx::ModelProto &model) {
   if (model.ir_version() > kLibOnnxIrVersion)
     return true;
   for (const onnx::OperatorSetIdProto &opset : model.opset_import())
-    if ((opset.domain().empty() || opset.domain() == "ai.onnx") &&
+    if (isDefaultDomain(opset.domain()) &&
         opset.version() > kLibOnnxOpset)
       return true;
   return false;
@@ -107,7 +104,7 @@ onnx::ModelProto libOnnxView(const onnx::ModelProto &model,
   view.set_ir_version(std::min<int64_t>(view.ir_version(), kLibOnnxIrVersion));
   bool newerOpset = false;
   for (onnx::OperatorSetIdProto &opset : *view.mutable_opset_import())
-    if ((opset.domain().empty() || opset.domain() == "ai.onnx") &&
+    if (isDefaultDomain(opset.domain()) &&
         opset.version() > kLibOnnxOpset) {
       opset.set_version(kLibOnnxOpset);
       newerOpset = true;
@@ -118,7 +115,7 @@ onnx::ModelProto libOnnxView(const onnx::ModelProto &model,
   if (!newerOpset)
     return view;
   for (onnx::NodeProto &node : *view.mutable_graph()->mutable_node())
-    if (isDefaultDomain(node))
+    if (isDefaultDomain(node.domain()))
       viewNode(node, knownAxes);
   return view;
 }

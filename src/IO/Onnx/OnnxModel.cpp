@@ -35,7 +35,7 @@ absl::StatusOr<onnx::ModelProto> parseModel(llvm::StringRef bytes,
 absl::StatusOr<int64_t> defaultOpset(const onnx::ModelProto &model,
                                      llvm::StringRef fileName) {
   for (const onnx::OperatorSetIdProto &opset : model.opset_import()) {
-    if (!opset.domain().empty() && opset.domain() != "ai.onnx")
+    if (!isDefaultDomain(opset.domain()))
       continue;
     if (opset.version() < kMinOpset || opset.version() > kMaxOpset)
       return invalidArgument("{}: error: opset {} is not supported (remat imports "

@@ -36,6 +36,12 @@ inline constexpr int64_t kMaxOpset = 20;
 inline constexpr int64_t kLibOnnxOpset = 17;
 inline constexpr int64_t kLibOnnxIrVersion = 8;
 
+/// Whether `domain` (of a node or an opset import) is ONNX's default one,
+/// which a model may spell "" or "ai.onnx".
+inline bool isDefaultDomain(const std::string &domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
 /// Parses `bytes` as a ModelProto and loads its external data (below).
 absl::StatusOr<onnx::ModelProto> parseModel(llvm::StringRef bytes,
                                             llvm::StringRef fileName);

@@ -199,9 +199,9 @@ def _erase_dead(graph):
     for node in reversed(list(graph.nodes)):
         if node.users:
             continue
-        if node.op == "get_attr" or node.op == "call_function" and (
+        if node.op == "get_attr" or (node.op == "call_function" and (
                 node.target is operator.getitem or
-                aten.may_recompute(node.target, node.args)):
+                aten.may_recompute(node.target, node.args))):
             graph.erase_node(node)
 
 
