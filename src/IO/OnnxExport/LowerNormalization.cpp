@@ -15,6 +15,7 @@
 #include "ExportContext.h"
 
 #include <numeric>
+#include <utility>
 
 namespace remat::onnxexport {
 namespace {
@@ -55,8 +56,11 @@ struct Normalised {
   std::string xhat, invStd;
 };
 
-Normalised normalise(ExportContext &ctx, const std::string &x,
-                     llvm::ArrayRef<int64_t> axes, DType dtype) {
+/// x - mean(x) and 1 / sqrt(var(x) + eps) over `axes`.
+std::pair<std::string, std::string> centre(ExportContext &ctx,
+                                           const std::string &x,
+                                           llvm::ArrayRef<int64_t> axes,
+                                           DType dtype) {
   std::string mean = reduce(ctx, "ReduceMean", x, axes, true);
   std::string centred = ctx.temp("Sub", {x, mean});
   std::string variance = reduce(
@@ -66,6 +70,12 @@ Normalised normalise(ExportContext &ctx, const std::string &x,
       {ctx.temp("Sqrt", {ctx.temp("Add", {variance,
                                           ctx.scalar(ctx.getFloat("eps"),
                                                      dtype)})})});
+  return {centred, invStd};
+}
+
+Normalised normalise(ExportContext &ctx, const std::string &x,
+                     llvm::ArrayRef<int64_t> axes, DType dtype) {
+  auto [centred, invStd] = centre(ctx, x, axes, dtype);
   return {ctx.temp("Mul", {centred, invStd}), invStd};
 }
 
@@ -139,15 +149,7 @@ absl::Status lowerBatchNormGrad(ExportContext &ctx) {
   int64_t c = x.dim(1), rank = x.rank();
   std::vector<int64_t> axes = batchAxes(rank);
   const std::string &dy = ctx.operand(2);
-  std::string mean = reduce(ctx, "ReduceMean", ctx.operand(0), axes, true);
-  std::string centred = ctx.temp("Sub", {ctx.operand(0), mean});
-  std::string variance = reduce(
-      ctx, "ReduceMean", ctx.temp("Mul", {centred, centred}), axes, true);
-  std::string invStd = ctx.temp(
-      "Reciprocal",
-      {ctx.temp("Sqrt", {ctx.temp("Add", {variance,
-                                          ctx.scalar(ctx.getFloat("eps"),
-                                                     dtype)})})});
+  auto [centred, invStd] = centre(ctx, ctx.operand(0), axes, dtype);
   std::string sumDy = reduce(ctx, "ReduceSum", dy, axes, true);
   std::string sumDyCentred =
       reduce(ctx, "ReduceSum", ctx.temp("Mul", {dy, centred}), axes, true);
