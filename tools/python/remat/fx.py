@@ -8,8 +8,9 @@ that holds a workspace while it runs (aten.workspace_bytes) has one more
 result, `<node>.workspace`, that nothing reads: remat counts it at the op's
 step only, as the op holds it (docs/memory-model.md, "Live ranges"). Nodes
 that the tangents do not reach are the forward pass and come first; each
-tangent is an op of the backward that reads every forward output, so that
-the whole backward follows the forward. A tuple-valued node is one op with a
+tangent is an op of the backward that reads the scalar of `forward.end`,
+which reads every forward output, so that the whole backward follows the
+forward. A tuple-valued node is one op with a
 result per `getitem` that reads it. remat/aot.py says what PyTorch 2's joint
 graph holds; remat/modules.py builds the modules back from the plan.
 """
@@ -25,6 +26,12 @@ from . import aot
 from . import aten
 
 TANGENT = "tangent"
+# The op that ends the forward: it reads the forward's outputs, which then
+# die unless the backward reads them (the step's loss reads them and drops
+# them, docs/torch.md "Measuring"), and every tangent reads its scalar
+# result. It is the graph's first output, the loss remat's planners look
+# for. Not a name fx gives a node (those have no dot).
+FORWARD_END = "forward.end"
 
 _DTYPES = {
     torch.float32: "f32", torch.float64: "f64", torch.float16: "f16",
@@ -108,26 +115,27 @@ class JointGraph:
         forward = [n for n in calls if n not in self.backward]
         for node in forward:
             lines.append(self._op_line(node))
+        reads = ", ".join("%" + self.value_of[n] for n in self.fwd_outputs
+                          if isinstance(n, fx.Node))
+        lines.append(f"  %{FORWARD_END} = extern({reads}) {{fn = "
+                     f"{_quote(FORWARD_END)}, types = \"f32[]\"}}")
         self.forward_ops = (len(self.primals) + len(self.constants) +
-                            len(forward))
-        reads = [self.value_of[n] for n in self.fwd_outputs
-                 if isinstance(n, fx.Node)]
+                            len(forward) + 1)
         for tangent in self.tangents:
             self.value_of[tangent] = tangent.name
-            operands = ", ".join("%" + r for r in reads)
             lines.append(
-                f"  %{tangent.name} = extern({operands}) {{fn = {_quote(TANGENT)}, "
-                f"types = {_quote(_type_text(tangent))}, "
+                f"  %{tangent.name} = extern(%{FORWARD_END}) {{fn = "
+                f"{_quote(TANGENT)}, types = {_quote(_type_text(tangent))}, "
                 f"node = {_quote(tangent.name)}}}")
         for node in calls:
             if node in self.backward:
                 lines.append(self._op_line(node))
         # The tangents are not outputs: AOT Autograd in PyTorch 2 hands them
         # to the backward in the list it empties (remat/torch.py), so they
-        # go after their last use (docs/torch.md, "Measuring").
-        self.output_values = list(dict.fromkeys(
-            self.value_of[out] for out in
-            list(self.fwd_outputs) + list(self.bwd_outputs)
+        # go after their last use (docs/torch.md, "Measuring"). Nor are the
+        # forward's outputs: the step's loss reads them and drops them.
+        self.output_values = [FORWARD_END] + list(dict.fromkeys(
+            self.value_of[out] for out in self.bwd_outputs
             if isinstance(out, fx.Node)))
         lines += [f"  output %{value}" for value in self.output_values]
         lines.append("}")

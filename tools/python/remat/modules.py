@@ -17,6 +17,7 @@ from torch.fx.node import map_arg
 
 from . import aot
 from . import aten
+from . import fx as _fx
 
 
 class _Emitter:
@@ -71,9 +72,11 @@ def build_modules(joint_graph, planned, placement="schedule"):
     ops = planned["ops"]
     split = next(i for i, op in enumerate(ops)
                  if op["kind"] == "extern" and op["node"] in jg.tangent_names)
-    # The forward's outputs are what the first tangent reads (copies, it
-    # may be); the gradients are the planned graph's outputs.
-    fw_values = iter(ops[split]["operands"])
+    # The forward's outputs are what `forward.end` reads; the gradients are
+    # the planned graph's outputs.
+    end = next(op for op in ops[:split]
+               if op["results"] == [_fx.FORWARD_END])
+    fw_values = iter(end["operands"])
     fw_outputs = [next(fw_values) if isinstance(o, fx.Node) else o
                   for o in jg.fwd_outputs]
     final = dict(zip(jg.output_values, planned["outputs"]))
@@ -89,7 +92,7 @@ def build_modules(joint_graph, planned, placement="schedule"):
     origin = {n.name: n.name for n in jg.primals + jg.constants}
     emitter = _Emitter(jg, fw_graph, fw_env, origin)
     for op in ops[:split]:
-        if op["kind"] not in ("param", "input"):
+        if op["kind"] not in ("param", "input") and op is not end:
             emitter.emit(op)
     constants = {c.name for c in jg.constants}
     saved = _saved_values(jg, backward, grads,

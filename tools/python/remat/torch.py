@@ -15,6 +15,7 @@ import torch.fx
 from . import _remat
 from . import fx as _fx
 from . import modules as _modules
+from . import step as _step
 from . import timing as _timing
 
 
@@ -144,7 +145,11 @@ class Partition:
             cost_unit="flops" if nanoseconds is None else "ns")
         self.last_report = json.loads(planned["report"])
         self._warn(planned["warnings"])
-        return _modules.build_modules(joint, planned, self.placement)
+        modules = _modules.build_modules(joint, planned, self.placement)
+        # For a step of several graphs (remat/step.py).
+        self.last_report.update(_step.saved_bytes(
+            joint, modules[0], len(joint.fwd_outputs)))
+        return modules
 
     def _warn(self, messages):
         """remat's warnings, as `remat opt` prints them; a missed budget
@@ -194,3 +199,4 @@ def partition(budget=None, planner="auto", placement="schedule",
 
 # Last: remat/backend.py builds on Partition.
 from .backend import backend  # noqa: E402,F401
+from .step import predicted_step_bytes  # noqa: E402,F401

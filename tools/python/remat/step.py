@@ -1,0 +1,93 @@
+"""One training step's peak when the step runs several planned graphs
+(docs/torch.md, "Graph breaks" and "Data parallel").
+
+Dynamo hands the backend one graph per piece of the model: at a graph break,
+or at each of DDP's gradient buckets. The pieces' forwards run in order and
+their backwards in reverse, so while piece j runs, the tensors every earlier
+piece saved for its backward are live, and so is piece j's input, the
+output of piece j - 1. remat plans each piece on its own; its report gives
+the piece's peak, and the partition adds what the piece's forward saves.
+"""
+
+import torch
+import torch.fx as fx
+
+from . import aot
+
+
+def _storage_key(value, keep):
+    """An identity for `value`'s storage, shared by its views: PyTorch keeps
+    one Python object per storage while the storage lives, fake ones
+    included; `keep` holds it so that its id is not reused."""
+    if not isinstance(value, torch.Tensor):
+        return None  # no value (an older trace's metadata)
+    storage = value.untyped_storage()
+    keep.append(storage)
+    return id(storage)
+
+
+def saved_bytes(joint_graph, forward, num_fwd_outputs):
+    """`saved_bytes`, `saved_input_bytes` and `output_bytes` of the
+    `forward` module: the storage its saved tensors (its outputs past
+    `num_fwd_outputs`) hold, split into the part that is the joint graph's
+    inputs without a gradient (a batch) and the rest, and the storage of its
+    outputs not saved as well, which the next piece reads. Each storage
+    counts once; parameters, and primals with a gradient (an earlier
+    piece's output, counted there), do not."""
+    primals, inputs, keep = set(), set(), []
+    for primal, grad in zip(joint_graph.primals, joint_graph.bwd_outputs):
+        key = _storage_key(aot.tensor_value(primal), keep)
+        primals.add(key)
+        if not isinstance(grad, fx.Node):
+            inputs.add(key)
+    output = next(n for n in forward.graph.nodes if n.op == "output")
+    values = [aot.tensor_value(n) for n in output.args[0]]
+    storages = {}
+    for value in values:
+        key = _storage_key(value, keep)
+        if key is not None:
+            storages[key] = value.untyped_storage().nbytes()
+    saved = {_storage_key(v, keep) for v in values[num_fwd_outputs:]}
+    outputs = {_storage_key(v, keep) for v in values[:num_fwd_outputs]}
+    saved -= primals - inputs
+    counted = {"saved_bytes": 0, "saved_input_bytes": 0, "output_bytes": 0}
+    for key, size in storages.items():
+        if key in saved:
+            kind = "saved_input_bytes" if key in inputs else "saved_bytes"
+            counted[kind] += size
+        elif key in outputs and key not in primals:
+            counted["output_bytes"] += size
+    return counted
+
+
+def predicted_step_bytes(reports, gradients_held=True):
+    """remat's prediction of a step's peak over the pieces whose `reports`
+    are given in forward order, as remat/measure.py measures it (params and
+    the first piece's inputs excluded): the largest, over pieces j, of the
+    tensors pieces before j saved, piece j - 1's outputs (piece j's input),
+    and piece j's planned peak less its params and inputs.
+
+    `gradients_held=False` is DDP's case: the reducer gives each parameter
+    its gradient in bucket storage made with the model, not in the step, so
+    a piece's parameter gradients are left out. Otherwise (graph breaks) the
+    gradients of the pieces after j, already computed when j's backward
+    runs, are added."""
+    later_grads = 0
+    if gradients_held:
+        later_grads = sum(r["peak_breakdown_after"]["param_grads"]
+                          for r in reports)
+    peak, saved_before, handed_over = 0, 0, 0
+    for j, report in enumerate(reports):
+        breakdown = report["peak_breakdown_after"]
+        own = (report["peak_bytes_after"] - breakdown["params"] -
+               breakdown["inputs"])
+        if gradients_held:
+            later_grads -= breakdown["param_grads"]
+        else:
+            own -= breakdown["param_grads"]
+        peak = max(peak, saved_before + handed_over + own + later_grads)
+        saved_before += report["saved_bytes"]
+        if j > 0:
+            saved_before += report["saved_input_bytes"]
+        handed_over = report["output_bytes"]
+    return peak
