@@ -1,11 +1,20 @@
 #!/usr/bin/env python3
-"""One training step's measured peak under torch.compile: remat's backend
-(with Inductor and uncompiled), torch.compile's default and its
-`activation_memory_budget`, each in a fresh process, measured as
-remat/measure.py does (docs/torch.md, "Measuring" and "torch.compile").
+"""One training step under torch.compile, side by side: eager, per-block
+`torch.utils.checkpoint`, torch.compile's default and its
+`activation_memory_budget`, and remat's backend at budgets chosen to meet
+each of those measured peaks and at its own lowest. Each method runs in a
+fresh process, measured as remat/measure.py does (docs/torch.md,
+"Measuring" and "torch.compile").
 
     PYTHONPATH=build/python .venv/bin/python scripts/bench-torch-compile.py \
-        --model mlp
+        --model resnet50 --json out.json --svg out.svg
+
+Per method: the measured peak (resident bytes one step adds), the median
+step time (SGD steps 2 to 5; step 1 compiles), the compile time (step 1's
+wall time less an eager step's, with a cold Inductor cache), remat's
+partition time, remat's predicted
+peak, and how far step 1's gradients and the five steps' losses are from
+eager's.
 """
 
 import argparse
@@ -15,14 +24,100 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
-METHODS = ["eager", "compile", "budget-0.5", "budget-0.2",
-           "remat-80%", "remat-40%", "remat-25%",
-           "remat-eager-80%", "remat-eager-40%", "remat-eager-25%"]
+MIB = 1 << 20
+AMB_POINTS = ["0.8", "0.5", "0.2", "0"]
+PYTORCH_METHODS = (["eager", "checkpoint", "compile"] +
+                   [f"amb-{p}" for p in AMB_POINTS])
+SMALL_METHODS = ["eager", "compile", "amb-0.5", "amb-0.2", "remat-80%",
+                 "remat-40%", "remat-25%", "remat-eager-80%",
+                 "remat-eager-40%", "remat-eager-25%"]
+STEPS = 5
+# remat's byte budget for a measured peak to meet: this share of it (its
+# plans measure up to 3% over their prediction under Inductor), plus the
+# params and inputs its report counts and the measured peak does not.
+TARGET_MARGIN = 0.97
 
 
-def make_model(name):
+# ---------------------------------------------------------------- models
+
+def _small_embeddings(model):
+    """GPT-2's and BERT's initialization of the embeddings (std 0.02), so
+    that the tied output layer's first logits are of order one."""
+    for table in (model.tokens, model.positions):
+        table.weight.data.normal_(0.0, 0.02)
+
+
+def _gpt2(torch, nn, layers, width, heads, vocab, context):
+    """A GPT-2-shaped decoder: pre-norm blocks of causal attention and a
+    4x GELU MLP, tied input and output embeddings."""
+    F = torch.nn.functional
+
+    class Block(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ln1, self.ln2 = nn.LayerNorm(width), nn.LayerNorm(width)
+            self.qkv = nn.Linear(width, 3 * width)
+            self.proj = nn.Linear(width, width)
+            self.fc = nn.Linear(width, 4 * width)
+            self.out = nn.Linear(4 * width, width)
+
+        def forward(self, x):
+            b, t, d = x.shape
+            q, k, v = (y.view(b, t, heads, d // heads).transpose(1, 2)
+                       for y in self.qkv(self.ln1(x)).split(d, dim=2))
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            x = x + self.proj(y.transpose(1, 2).reshape(b, t, d))
+            return x + self.out(F.gelu(self.fc(self.ln2(x)),
+                                       approximate="tanh"))
+
+    class GPT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens = nn.Embedding(vocab, width)
+            self.positions = nn.Embedding(context, width)
+            self.blocks = nn.ModuleList(Block() for _ in range(layers))
+            self.ln = nn.LayerNorm(width)
+            _small_embeddings(self)
+
+        def forward(self, ids):
+            x = self.tokens(ids) + self.positions.weight[:ids.shape[1]]
+            for block in self.blocks:
+                x = block(x)
+            return self.ln(x) @ self.tokens.weight.t()
+
+    return GPT()
+
+
+def _bert(torch, nn, layers, width, heads, vocab, context):
+    """A BERT-base-shaped `nn.TransformerEncoder` (post-norm, GELU, no
+    dropout) with token and position embeddings and a tied output layer."""
+
+    class Bert(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.tokens = nn.Embedding(vocab, width)
+            self.positions = nn.Embedding(context, width)
+            self.ln = nn.LayerNorm(width)
+            layer = nn.TransformerEncoderLayer(
+                width, heads, 4 * width, dropout=0.0, activation="gelu",
+                batch_first=True)
+            self.encoder = nn.TransformerEncoder(layer, layers,
+                                                 enable_nested_tensor=False)
+            _small_embeddings(self)
+
+        def forward(self, ids):
+            x = self.ln(self.tokens(ids) + self.positions.weight[:ids.shape[1]])
+            return self.encoder(x) @ self.tokens.weight.t()
+
+    return Bert()
+
+
+def make_model(name, batch, sequence):
+    """(model, inputs, targets, blocks): `blocks` are the modules
+    `checkpoint` wraps."""
     import torch
     import torch.nn as nn
     torch.manual_seed(0)
@@ -30,7 +125,8 @@ def make_model(name):
         layers = []
         for _ in range(16):
             layers += [nn.Linear(256, 256), nn.ReLU()]
-        return nn.Sequential(*layers), torch.randn(2048, 256)
+        model = nn.Sequential(*layers)
+        return model, torch.randn(batch or 2048, 256), None, list(model)
     if name == "cnn":
         layers, channels = [], 3
         for width in (32, 32, 64, 64):
@@ -38,89 +134,380 @@ def make_model(name):
                        nn.BatchNorm2d(width), nn.ReLU()]
             channels = width
         layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)]
-        return nn.Sequential(*layers), torch.randn(16, 3, 64, 64)
+        model = nn.Sequential(*layers)
+        return (model, torch.randn(batch or 16, 3, 64, 64), None,
+                list(model))
+    if name == "resnet50":
+        import torchvision
+        model = torchvision.models.resnet50()
+        batch = batch or 32
+        blocks = [b for layer in (model.layer1, model.layer2, model.layer3,
+                                  model.layer4) for b in layer]
+        return (model, torch.randn(batch, 3, 224, 224),
+                torch.randint(0, 1000, (batch,)), blocks)
+    if name in ("gpt2", "bert"):
+        batch, sequence = batch or 2, sequence or 512
+        make = _gpt2 if name == "gpt2" else _bert
+        vocab = 50257 if name == "gpt2" else 30522
+        model = make(torch, nn, layers=12, width=768, heads=12, vocab=vocab,
+                     context=max(sequence, 512))
+        blocks = (list(model.blocks) if name == "gpt2"
+                  else list(model.encoder.layers))
+        ids = torch.randint(0, vocab, (batch, sequence))
+        return model, ids, torch.randint(0, vocab, (batch, sequence)), blocks
     raise SystemExit(f"unknown model {name!r}")
 
 
-def child(model_name, method, steps):
+def loss_of(output, targets):
+    import torch
+    if targets is None:
+        return output.sum()
+    return torch.nn.functional.cross_entropy(
+        output.reshape(-1, output.shape[-1]), targets.reshape(-1))
+
+
+def checkpointed(blocks):
+    """Wraps each block's forward in non-reentrant `checkpoint`."""
+    from torch.utils.checkpoint import checkpoint
+    for block in blocks:
+        forward = block.forward
+        block.forward = (lambda f: lambda *a, **k: checkpoint(
+            f, *a, use_reentrant=False, **k))(forward)
+
+
+def fixed_bytes(model, inputs, targets):
+    """What remat's report counts as params and inputs: every parameter,
+    buffer and input tensor of the joint graph."""
+    tensors = list(model.parameters()) + list(model.buffers()) + [inputs]
+    if targets is not None:
+        tensors.append(targets)
+    return sum(t.numel() * t.element_size() for t in tensors)
+
+
+# ---------------------------------------------------------------- one run
+
+class _TimedPartition:
+    """Forwards to remat's partition object, adding up its wall time."""
+
+    def __init__(self, inner):
+        self.inner, self.seconds = inner, 0.0
+
+    def __call__(self, *args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return self.inner(*args, **kwargs)
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
+def _method_runner(method, model, blocks, budget_bytes):
+    """(callable model, context, remat backend or None) for `method`."""
     import torch
     import remat.torch
-    from remat.measure import step_peak
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
-    model, batch = make_model(model_name)
-    backend, context = None, contextlib.nullcontext()
     if method == "eager":
-        run = model
-    elif method.startswith("remat"):
+        return model, contextlib.nullcontext(), None
+    if method == "checkpoint":
+        checkpointed(blocks)
+        return model, contextlib.nullcontext(), None
+    if method.startswith("remat"):
         compiler = "eager" if method.startswith("remat-eager") else "inductor"
-        backend = remat.torch.backend(budget=method.rsplit("-", 1)[1],
-                                      compiler=compiler)
-        run = torch.compile(model, backend=backend)
-    else:
-        if method.startswith("budget-"):
-            from torch._functorch import config
-            context = config.patch(
-                activation_memory_budget=float(method.split("-")[1]))
-        run = torch.compile(model)
+        budget = method.rsplit("-", 1)[1]
+        if budget == "target":
+            budget = budget_bytes
+        elif budget == "lowest":
+            budget = "0%"
+        backend = remat.torch.backend(budget=budget, compiler=compiler)
+        backend.partition = _TimedPartition(backend.partition)
+        return (torch.compile(model, backend=backend, dynamic=False),
+                contextlib.nullcontext(), backend)
+    context = contextlib.nullcontext()
+    if method.startswith("amb-"):
+        from torch._functorch import config
+        context = config.patch(activation_memory_budget=float(method[4:]))
+    return torch.compile(model, dynamic=False), context, None
+
+
+def _relative_error(actual, expected):
+    """max |a - e| / max |e| over one tensor."""
+    scale = expected.abs().max().item() or 1.0
+    return (actual - expected).abs().max().item() / scale
+
+
+def child(args):
+    import warnings
+    import torch
+    from remat.measure import step_peak
+    torch.set_num_threads(args.threads)
+    model, inputs, targets, blocks = make_model(args.model, args.batch,
+                                                args.sequence)
+    model.train()
+    run, context, backend = _method_runner(
+        args.child, model, blocks,
+        None if args.target is None else
+        int(TARGET_MARGIN * int(args.target)) +
+        fixed_bytes(model, inputs, targets))
+    parameters = [p for p in model.parameters()]
+    optimizer = torch.optim.SGD(parameters, lr=args.lr)
+    losses = []
 
     def step():
-        run(batch).sum().backward()
+        loss = loss_of(run(inputs), targets)
+        loss.backward()
+        losses.append(loss.item())
 
+    reference = torch.load(args.reference) if args.child != "eager" else None
+    figures = {"method": args.child}
+    warnings.simplefilter("ignore")  # remat's missed budget is in the report
     with context:
         started = time.perf_counter()
-        step()  # tracing, planning, compiling
-        compile_seconds = time.perf_counter() - started
-        parameters = list(model.parameters())
-        peak = step_peak(step, parameters)
-        times = []
-        for _ in range(steps):
+        step()  # tracing, planning and compiling
+        figures["first_step_seconds"] = time.perf_counter() - started
+        grads = [p.grad.detach().clone() for p in parameters]
+        optimizer.step()
+        peaks, times = [], []
+        for _ in range(STEPS - 1):
             started = time.perf_counter()
-            step()
+            peaks.append(step_peak(lambda: (step(), optimizer.step()),
+                                   parameters))
             times.append(time.perf_counter() - started)
-    figures = {"method": method, "measured": peak,
-               "compile_seconds": compile_seconds,
-               "step_seconds": statistics.median(times)}
+    figures.update(measured=max(peaks), peaks=peaks, losses=losses,
+                   step_seconds=statistics.median(times), times=times)
+    if reference is None:
+        torch.save({"grads": grads, "losses": losses}, args.reference)
+        figures["compile_seconds"] = 0.0
+    else:
+        figures["grad_error"] = max(
+            _relative_error(g, e) for g, e in zip(grads, reference["grads"]))
+        figures["loss_error"] = max(
+            abs(a - e) / abs(e) for a, e in zip(losses, reference["losses"]))
+        figures["compile_seconds"] = (figures["first_step_seconds"] -
+                                      args.eager_step)
     if backend is not None:
-        plans = backend.reports
-        figures["graphs"] = len(plans)
+        reports = backend.reports
+        figures["graphs"] = len(reports)
+        figures["partition_seconds"] = backend.partition.seconds
+        figures["fixed_bytes"] = fixed_bytes(model, inputs, targets)
+        figures["report_fixed_bytes"] = sum(
+            r["peak_breakdown_after"]["params"] +
+            r["peak_breakdown_after"]["inputs"] for r in reports)
         figures["predicted"] = sum(
             r["peak_bytes_after"] - r["peak_breakdown_after"]["params"] -
-            r["peak_breakdown_after"]["inputs"] for r in plans)
+            r["peak_breakdown_after"]["inputs"] for r in reports)
+        figures["budget_met"] = all(r.get("budget_met", True)
+                                    for r in reports)
+        figures["budget"] = [r.get("budget_bytes") for r in reports]
     print(json.dumps(figures))
+
+
+# ---------------------------------------------------------------- the table
+
+def run_method(args, method, reference, eager_step, target=None):
+    from remat.measure import MMAP_ENV
+    command = [sys.executable, __file__, "--model", args.model,
+               "--threads", str(args.threads), "--lr", str(args.lr),
+               "--child", method, "--reference", reference,
+               "--eager-step", str(eager_step)]
+    for flag in ("batch", "sequence"):
+        if getattr(args, flag):
+            command += [f"--{flag}", str(getattr(args, flag))]
+    if target is not None:
+        command += ["--target", str(target)]
+    # A cold Inductor cache for each method: its compile time then counts
+    # every kernel it compiles, as a first `torch.compile` does.
+    with tempfile.TemporaryDirectory() as cache:
+        done = subprocess.run(
+            command, env=dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache,
+                              **MMAP_ENV),
+            capture_output=True, text=True)
+    if done.returncode:
+        lines = done.stderr.strip().splitlines() or ["no output"]
+        return {"method": method, "failed": lines[-1]}
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    if target is not None:
+        figures["target"] = target
+    return figures
+
+
+def remat_targets(results):
+    """Distinct measured peaks of the `activation_memory_budget` points, each
+    with the points it stands for, highest first: points within 2% of each
+    other share a target."""
+    points = sorted((r for r in results if r["method"].startswith("amb-")
+                     and "failed" not in r),
+                    key=lambda r: -r["measured"])
+    targets = []
+    for r in points:
+        if targets and r["measured"] >= 0.98 * targets[-1][0]:
+            targets[-1][1].append(r["method"])
+            targets[-1][0] = min(targets[-1][0], r["measured"])
+        else:
+            targets.append([r["measured"], [r["method"]]])
+    return targets
+
+
+def label(r):
+    method = r["method"]
+    if method.startswith("amb-"):
+        return f"`activation_memory_budget={method[4:]}`"
+    if method == "compile":
+        return "`torch.compile` default"
+    if method == "checkpoint":
+        return "`checkpoint` per block"
+    if method == "remat-target":
+        return f"remat, Inductor, for {', '.join(r['for'])}"
+    if method == "remat-lowest":
+        return "remat, Inductor, lowest"
+    if method.startswith("remat-eager-"):
+        return f"remat {method[12:]}, uncompiled"
+    if method.startswith("remat-"):
+        return f"remat {method[6:]}, Inductor"
+    return method
+
+
+def table(results):
+    lines = ["| method | measured peak | remat predicted | measured over "
+             "predicted | step | compile | remat partition | gradients "
+             "vs eager | losses vs eager |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in results:
+        if "failed" in r:
+            lines.append(f"| {label(r)} | failed: {r['failed']} |"
+                         " | | | | | | |")
+            continue
+        predicted = over = partition = ""
+        if "predicted" in r:
+            predicted = f"{r['predicted'] / MIB:.1f} MiB"
+            over = f"{100 * (r['measured'] / r['predicted'] - 1):+.1f}%"
+            partition = f"{r['partition_seconds']:.1f} s"
+        compile_time = (f"{r['compile_seconds']:.0f} s"
+                        if r["method"] not in ("eager", "checkpoint") else "")
+        grads = (f"{r['grad_error']:.1e}" if "grad_error" in r else "")
+        loss = (f"{r['loss_error']:.1e}" if "loss_error" in r else "")
+        lines.append(
+            f"| {label(r)} | {r['measured'] / MIB:.1f} MiB | {predicted} | "
+            f"{over} | {r['step_seconds']:.2f} s | {compile_time} | "
+            f"{partition} | {grads} | {loss} |")
+    return "\n".join(lines)
+
+
+def pareto_svg(model, results):
+    """Measured peak (x) against step time (y), one dot per method; the
+    methods no other beats on both are joined by a line."""
+    ok = [r for r in results if "failed" not in r]
+    width, height, pad = 640, 400, 60
+    xs = [r["measured"] / MIB for r in ok]
+    ys = [r["step_seconds"] for r in ok]
+    x_max, y_max = max(xs) * 1.1, max(ys) * 1.15
+
+    def at(x, y):
+        return (pad + (width - 2 * pad) * x / x_max,
+                height - pad - (height - 2 * pad) * y / y_max)
+
+    frontier = sorted((r for r in ok if not any(
+        o["measured"] <= r["measured"] and o["step_seconds"] <=
+        r["step_seconds"] and (o["measured"], o["step_seconds"]) !=
+        (r["measured"], r["step_seconds"]) for o in ok)),
+        key=lambda r: r["measured"])
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
+           f'height="{height}" font-family="sans-serif" font-size="11">',
+           f'<rect width="{width}" height="{height}" fill="white"/>',
+           f'<text x="{width / 2}" y="20" text-anchor="middle" '
+           f'font-size="14">{model}: measured peak against step time</text>',
+           f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
+           f'y2="{height - pad}" stroke="black"/>',
+           f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" '
+           f'stroke="black"/>',
+           f'<text x="{width / 2}" y="{height - 20}" text-anchor="middle">'
+           f'peak (MiB above the step\'s baseline)</text>',
+           f'<text x="15" y="{height / 2}" text-anchor="middle" '
+           f'transform="rotate(-90 15 {height / 2})">step (s)</text>']
+    for i in range(5):
+        x, y = x_max * i / 4, y_max * i / 4
+        px, _ = at(x, 0)
+        _, py = at(0, y)
+        out.append(f'<text x="{px:.0f}" y="{height - pad + 15}" '
+                   f'text-anchor="middle">{x:.0f}</text>')
+        out.append(f'<text x="{pad - 5}" y="{py + 4:.0f}" '
+                   f'text-anchor="end">{y:.1f}</text>')
+    path = " ".join(f"{at(r['measured'] / MIB, r['step_seconds'])[0]:.1f},"
+                    f"{at(r['measured'] / MIB, r['step_seconds'])[1]:.1f}"
+                    for r in frontier)
+    out.append(f'<polyline points="{path}" fill="none" stroke="#999" '
+               f'stroke-dasharray="4 3"/>')
+    for r in ok:
+        x, y = at(r["measured"] / MIB, r["step_seconds"])
+        colour = ("#c0392b" if r["method"].startswith("remat") else
+                  "#2471a3" if r["method"].startswith("amb") else "#555")
+        name = label(r).replace("`", "").replace(
+            "activation_memory_budget", "budget")
+        out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" '
+                   f'fill="{colour}"/>')
+        out.append(f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" '
+                   f'fill="{colour}">{name}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="mlp", choices=["mlp", "cnn"])
-    parser.add_argument("--methods", default=",".join(METHODS))
-    parser.add_argument("--steps", type=int, default=3)
+    parser.add_argument("--model", default="mlp",
+                        choices=["mlp", "cnn", "resnet50", "gpt2", "bert"])
+    parser.add_argument("--methods", help="comma-separated; default: the "
+                        "PyTorch methods, then remat at each measured "
+                        "activation_memory_budget point and at its lowest "
+                        "(mlp and cnn: a fixed list)")
+    parser.add_argument("--batch", type=int)
+    parser.add_argument("--sequence", type=int)
+    parser.add_argument("--threads", type=int,
+                        default=int(os.environ.get("OMP_NUM_THREADS", "1")))
+    parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--json", help="write every figure here")
+    parser.add_argument("--svg", help="write the Pareto picture here")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--reference", help=argparse.SUPPRESS)
+    parser.add_argument("--eager-step", type=float, default=0.0,
+                        help=argparse.SUPPRESS)
+    parser.add_argument("--target", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.model, args.child, args.steps)
-    from remat.measure import MMAP_ENV
-    env = dict(os.environ, **MMAP_ENV)
-    mib = 1 << 20
-    print("| method | measured peak | remat predicted | measured over "
-          "predicted | compile | step |")
-    print("|---|---|---|---|---|---|")
-    for method in args.methods.split(","):
-        done = subprocess.run(
-            [sys.executable, __file__, "--model", args.model, "--steps",
-             str(args.steps), "--child", method],
-            env=env, capture_output=True, text=True)
-        if done.returncode:
-            print(f"| {method} | failed: {done.stderr.strip().splitlines()[-1]}"
-                  " | | | | |")
-            continue
-        f = json.loads(done.stdout.strip().splitlines()[-1])
-        predicted = over = ""
-        if "predicted" in f:
-            predicted = f"{f['predicted'] / mib:.2f} MiB"
-            over = f"{100 * (f['measured'] / f['predicted'] - 1):+.1f}%"
-        print(f"| {method} | {f['measured'] / mib:.2f} MiB | {predicted} | "
-              f"{over} | {f['compile_seconds']:.1f} s | "
-              f"{1000 * f['step_seconds']:.0f} ms |", flush=True)
+        return child(args)
+    methods = (args.methods.split(",") if args.methods else
+               SMALL_METHODS if args.model in ("mlp", "cnn") else
+               PYTORCH_METHODS + ["remat-target", "remat-lowest"])
+    if methods[0] != "eager":
+        methods.insert(0, "eager")  # the reference
+    results = []
+    with tempfile.TemporaryDirectory() as folder:
+        reference = os.path.join(folder, "eager.pt")
+        eager_step = 0.0
+        for method in methods:
+            if method == "remat-target":
+                for target, points in remat_targets(results):
+                    r = run_method(args, method, reference, eager_step,
+                                   target)
+                    r["for"] = points
+                    results.append(r)
+                    print(json.dumps(r), file=sys.stderr, flush=True)
+                continue
+            r = run_method(args, method, reference, eager_step)
+            if method == "eager":
+                if "failed" in r:
+                    raise SystemExit(f"eager failed: {r['failed']}")
+                eager_step = r["step_seconds"]
+            results.append(r)
+            print(json.dumps(r), file=sys.stderr, flush=True)
+    print(table(results))
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"model": args.model, "batch": args.batch,
+                       "sequence": args.sequence, "threads": args.threads,
+                       "results": results}, out, indent=1)
+    if args.svg:
+        with open(args.svg, "w") as out:
+            out.write(pareto_svg(args.model, results))
 
 
 if __name__ == "__main__":
