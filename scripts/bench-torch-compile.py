@@ -166,6 +166,25 @@ def loss_of(output, targets):
         output.reshape(-1, output.shape[-1]), targets.reshape(-1))
 
 
+def with_loss(model):
+    """`model` and its loss as one module, which every method runs (and
+    torch.compile compiles) whole: outside the compiled graph, the loss's
+    own tensors (cross-entropy holds three times the logits at its
+    backward: its log-softmax, the gradient of that and the logits') are
+    in no plan, PyTorch's or remat's."""
+    import torch.nn as nn
+
+    class WithLoss(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        def forward(self, inputs, targets):
+            return loss_of(self.model(inputs), targets)
+
+    return WithLoss()
+
+
 def checkpointed(blocks):
     """Wraps each block's forward in non-reentrant `checkpoint`."""
     from torch.utils.checkpoint import checkpoint
@@ -245,7 +264,7 @@ def child(args):
                                                 args.sequence)
     model.train()
     run, context, backend = _method_runner(
-        args.child, model, blocks,
+        args.child, with_loss(model), blocks,
         None if args.target is None else
         int(TARGET_MARGIN * int(args.target)) +
         fixed_bytes(model, inputs, targets))
@@ -254,7 +273,7 @@ def child(args):
     losses = []
 
     def step():
-        loss = loss_of(run(inputs), targets)
+        loss = run(inputs, targets)
         loss.backward()
         losses.append(loss.item())
 
