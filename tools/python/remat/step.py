@@ -71,7 +71,9 @@ def predicted_step_bytes(reports, gradients_held=True):
     its gradient in bucket storage made with the model, not in the step, so
     a piece's parameter gradients are left out. Otherwise (graph breaks) the
     gradients of the pieces after j, already computed when j's backward
-    runs, are added."""
+    runs, are added: those each holds at its own peak, which a report gives
+    (all of them when the piece peaks at its backward's end, as an MLP's
+    does; fewer otherwise, and the prediction is then low by the rest)."""
     later_grads = 0
     if gradients_held:
         later_grads = sum(r["peak_breakdown_after"]["param_grads"]
