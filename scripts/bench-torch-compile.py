@@ -412,29 +412,43 @@ def table(results):
     return "\n".join(lines)
 
 
+def short_label(r):
+    """A dot's label in the picture."""
+    method = r["method"]
+    if method.startswith("amb-"):
+        return f"budget {method[4:]}"
+    if method == "remat-target":
+        return "remat @" + ",".join(p[4:] for p in r["for"])
+    return {"compile": "compile", "checkpoint": "checkpoint",
+            "remat-lowest": "remat lowest"}.get(method, method)
+
+
 def pareto_svg(model, results):
     """Measured peak (x) against step time (y), one dot per method; the
-    methods no other beats on both are joined by a line."""
-    ok = [r for r in results if "failed" not in r]
-    width, height, pad = 640, 400, 60
+    methods no other beats on both are joined by a line. A label goes left
+    of its dot, above or below, when the next dot to the right is close."""
+    ok = sorted((r for r in results if "failed" not in r),
+                key=lambda r: r["measured"])
+    width, height, pad = 760, 420, 70
     xs = [r["measured"] / MIB for r in ok]
     ys = [r["step_seconds"] for r in ok]
-    x_max, y_max = max(xs) * 1.1, max(ys) * 1.15
+    x_min, x_max = 0.9 * min(xs), 1.05 * max(xs)
+    y_max = max(ys) * 1.15
 
     def at(x, y):
-        return (pad + (width - 2 * pad) * x / x_max,
+        return (pad + (width - 2 * pad) * (x - x_min) / (x_max - x_min),
                 height - pad - (height - 2 * pad) * y / y_max)
 
-    frontier = sorted((r for r in ok if not any(
+    frontier = [r for r in ok if not any(
         o["measured"] <= r["measured"] and o["step_seconds"] <=
         r["step_seconds"] and (o["measured"], o["step_seconds"]) !=
-        (r["measured"], r["step_seconds"]) for o in ok)),
-        key=lambda r: r["measured"])
+        (r["measured"], r["step_seconds"]) for o in ok)]
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" '
            f'height="{height}" font-family="sans-serif" font-size="11">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
            f'<text x="{width / 2}" y="20" text-anchor="middle" '
-           f'font-size="14">{model}: measured peak against step time</text>',
+           f'font-size="14">{model}: measured peak against step time '
+           f'(red: remat, blue: activation_memory_budget)</text>',
            f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" '
            f'y2="{height - pad}" stroke="black"/>',
            f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" '
@@ -444,28 +458,32 @@ def pareto_svg(model, results):
            f'<text x="15" y="{height / 2}" text-anchor="middle" '
            f'transform="rotate(-90 15 {height / 2})">step (s)</text>']
     for i in range(5):
-        x, y = x_max * i / 4, y_max * i / 4
+        x, y = x_min + (x_max - x_min) * i / 4, y_max * i / 4
         px, _ = at(x, 0)
-        _, py = at(0, y)
+        _, py = at(x_min, y)
         out.append(f'<text x="{px:.0f}" y="{height - pad + 15}" '
                    f'text-anchor="middle">{x:.0f}</text>')
         out.append(f'<text x="{pad - 5}" y="{py + 4:.0f}" '
                    f'text-anchor="end">{y:.1f}</text>')
-    path = " ".join(f"{at(r['measured'] / MIB, r['step_seconds'])[0]:.1f},"
-                    f"{at(r['measured'] / MIB, r['step_seconds'])[1]:.1f}"
+    path = " ".join("{:.1f},{:.1f}".format(*at(r["measured"] / MIB,
+                                                r["step_seconds"]))
                     for r in frontier)
     out.append(f'<polyline points="{path}" fill="none" stroke="#999" '
                f'stroke-dasharray="4 3"/>')
-    for r in ok:
-        x, y = at(r["measured"] / MIB, r["step_seconds"])
+    dots = [at(r["measured"] / MIB, r["step_seconds"]) for r in ok]
+    for k, (r, (x, y)) in enumerate(zip(ok, dots)):
         colour = ("#c0392b" if r["method"].startswith("remat") else
                   "#2471a3" if r["method"].startswith("amb") else "#555")
-        name = label(r).replace("`", "").replace(
-            "activation_memory_budget", "budget")
+        crowded = any(abs(ox - x) < 90 and abs(oy - y) < 14
+                      for ox, oy in dots[k + 1:])
+        label_x, anchor = (x - 6, "end") if crowded else (x + 6, "start")
+        # Crowded labels alternate above and below their dots.
+        label_y = y + 14 if crowded and k % 2 else y - 5
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" '
                    f'fill="{colour}"/>')
-        out.append(f'<text x="{x + 6:.1f}" y="{y - 4:.1f}" '
-                   f'fill="{colour}">{name}</text>')
+        out.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" '
+                   f'text-anchor="{anchor}" fill="{colour}">'
+                   f'{short_label(r)}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -485,6 +503,9 @@ def main():
     parser.add_argument("--lr", type=float, default=0.01)
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--svg", help="write the Pareto picture here")
+    parser.add_argument("--replot", metavar="JSON",
+                        help="write the table and --svg from a --json of an "
+                        "earlier run, running nothing")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     parser.add_argument("--reference", help=argparse.SUPPRESS)
     parser.add_argument("--eager-step", type=float, default=0.0,
@@ -493,6 +514,14 @@ def main():
     args = parser.parse_args()
     if args.child:
         return child(args)
+    if args.replot:
+        with open(args.replot) as file:
+            figures = json.load(file)
+        print(table(figures["results"]))
+        if args.svg:
+            with open(args.svg, "w") as out:
+                out.write(pareto_svg(figures["model"], figures["results"]))
+        return None
     methods = (args.methods.split(",") if args.methods else
                SMALL_METHODS if args.model in ("mlp", "cnn") else
                PYTORCH_METHODS + ["remat-target", "remat-lowest"])
