@@ -305,16 +305,16 @@ def child(args):
         figures["compile_seconds"] = (figures["first_step_seconds"] -
                                       args.eager_step)
     if backend is not None:
+        import remat.torch
         reports = backend.reports
         figures["graphs"] = len(reports)
         figures["partition_seconds"] = backend.partition.seconds
         figures["fixed_bytes"] = fixed_bytes(model, inputs, targets)
         figures["report_fixed_bytes"] = sum(
-            r["peak_breakdown_after"]["params"] +
-            r["peak_breakdown_after"]["inputs"] for r in reports)
-        figures["predicted"] = sum(
-            r["peak_bytes_after"] - r["peak_breakdown_after"]["params"] -
-            r["peak_breakdown_after"]["inputs"] for r in reports)
+            r["peak_bytes_after"] - remat.torch.step_bytes(r)
+            for r in reports)
+        figures["predicted"] = sum(remat.torch.step_bytes(r)
+                                   for r in reports)
         figures["budget_met"] = all(r.get("budget_met", True)
                                     for r in reports)
         figures["budget"] = [r.get("budget_bytes") for r in reports]

@@ -137,11 +137,11 @@ def child(args):
     if report is not None and report.last_report:
         # What one step adds to the process, as measured: the peak without
         # the params and the batch, which the baseline holds.
+        import remat.torch
         plan = report.last_report
-        leaves = (plan["peak_breakdown_after"]["params"] +
-                  plan["peak_breakdown_after"]["inputs"])
-        result["predicted_before"] = plan["peak_bytes_before"] - leaves
-        result["predicted_after"] = plan["peak_bytes_after"] - leaves
+        result["predicted_before"] = remat.torch.step_bytes(
+            plan, "peak_bytes_before")
+        result["predicted_after"] = remat.torch.step_bytes(plan)
         result["overhead"] = plan["overhead"]
         result["cost_unit"] = plan["cost_unit"]
     print(json.dumps(result))

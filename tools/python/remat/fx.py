@@ -24,6 +24,7 @@ from torch.fx.node import map_arg
 
 from . import aot
 from . import aten
+from . import fusion
 
 TANGENT = "tangent"
 # The op that ends the forward: it reads the forward's outputs, which then
@@ -64,7 +65,7 @@ class JointGraph:
     """One joint graph and its text IR, with what the way back needs."""
 
     def __init__(self, joint, num_fwd_outputs=None, nanoseconds=None,
-                 workspaces=True):
+                 workspaces=True, fuse=False):
         self.joint = joint
         # Whether ops' workspaces become results nothing reads.
         self.workspaces = workspaces
@@ -78,6 +79,10 @@ class JointGraph:
         self.tangent_names = {t.name for t in self.tangents}
         self.nodes = {n.name: n for n in joint.graph.nodes}
         self.backward = self._backward_nodes()
+        # With `fuse`, the pointwise chains a fusing compiler runs as one
+        # kernel (remat/fusion.py): each is one op, named by its last node.
+        self.chains, self.fused = ({}, set()) if not fuse else \
+            fusion.chains(joint, self.backward, self._reads_updated)
         # For each op's node: its tensor operands (in operand order) and,
         # for a tuple, the index of each result.
         self.operands = {}
@@ -111,7 +116,8 @@ class JointGraph:
             lines.append(f"  input %{constant.name} : {_type_text(constant)}")
             self.value_of[constant] = constant.name
         calls = [n for n in self.joint.graph.nodes
-                 if n.op == "call_function" and n.target is not operator.getitem]
+                 if n.op == "call_function" and n.target is not operator.getitem
+                 and n not in self.fused]
         forward = [n for n in calls if n not in self.backward]
         for node in forward:
             lines.append(self._op_line(node))
@@ -167,7 +173,10 @@ class JointGraph:
 
     def _op_line(self, node):
         target = node.target
-        inputs = node.all_input_nodes
+        members = self.chains.get(node, [node])
+        inputs = list(dict.fromkeys(
+            i for m in members for i in m.all_input_nodes
+            if i not in members))
         for i in inputs:
             if i not in self.value_of:
                 raise ValueError(f"remat: node {node.name} reads {i.name}, "
@@ -178,10 +187,7 @@ class JointGraph:
             self.value_of[r] = r.name
         self.results_of[node.name] = [r.name for r in results]
         types = [_type_text(r) for r in results]
-        in_shapes = [aot.static_shape(i) for i in inputs
-                     if aot.tensor_value(i) is not None]
-        out_shapes = [aot.static_shape(r) for r in results]
-        name = str(target)
+        name = "+".join(str(m.target) for m in members)
         known = aten.may_recompute(target, node.args)
         if not known and not aten.must_not_rerun(target, node.args) and \
                 name not in self.unknown:
@@ -191,13 +197,10 @@ class JointGraph:
                           stacklevel=2)
         kind = "extern_view" if aten.is_view(target) and len(types) == 1 \
             and inputs else "extern"
-        args = _shapes_for_tensors(node.args)
-        op_flops = aten.flops(target, args, in_shapes, out_shapes)
-        tensors = [aot.tensor_value(i) for i in inputs
-                   if aot.tensor_value(i) is not None]
-        workspace = self.workspaces and aten.workspace_bytes(
-            target, args, in_shapes, out_shapes,
-            tensors[0] if tensors else None)
+        costs = [self._costs(m, results if m is node else [m])
+                 for m in members]
+        op_flops = sum(flops for flops, _ in costs)
+        workspace = max(workspace for _, workspace in costs)
         names = ["%" + self.value_of[r] for r in results]
         if workspace:
             names.append(f"%{node.name}.workspace")
@@ -205,9 +208,24 @@ class JointGraph:
         attrs = [f"fn = {_quote(name)}", f"types = {_quote(' '.join(types))}",
                  f"flops = {op_flops}", f"node = {_quote(node.name)}"]
         if self.nanoseconds is not None:
-            attrs.append(f"cost = {self.nanoseconds[node.name]}")
+            cost = sum(self.nanoseconds[m.name] for m in members)
+            attrs.append(f"cost = {cost}")
         if not known or self._reads_updated(node):
             attrs.append("recompute = false")
         operands = ", ".join("%" + self.value_of[i] for i in inputs)
         results_text = ", ".join(names)
         return f"  {results_text} = {kind}({operands}) {{{', '.join(attrs)}}}"
+
+    def _costs(self, node, results):
+        """(FLOPs, workspace bytes) of one node whose tensor results are
+        `results`."""
+        tensors = [i for i in node.all_input_nodes
+                   if aot.tensor_value(i) is not None]
+        in_shapes = [aot.static_shape(i) for i in tensors]
+        out_shapes = [aot.static_shape(r) for r in results]
+        args = _shapes_for_tensors(node.args)
+        flops = aten.flops(node.target, args, in_shapes, out_shapes)
+        workspace = self.workspaces and aten.workspace_bytes(
+            node.target, args, in_shapes, out_shapes,
+            aot.tensor_value(tensors[0]) if tensors else None)
+        return flops, workspace or 0

@@ -43,14 +43,16 @@ class _Emitter:
         original = self.jg.nodes[op["node"]]
         mapping = {i: self.env[v] for i, v in
                    zip(self.jg.operands[op["node"]], op["operands"])}
-        args = map_arg(original.args, mapping.__getitem__)
-        kwargs = map_arg(original.kwargs, mapping.__getitem__)
         originals = self.jg.results_of[op["node"]]
         self.origin.update(zip(results, originals))
         # The graph is functional: a copy computes what the original did
-        # (a batch norm's in the backward, from _stand_in statistics).
-        call = aot.copy_meta(
-            self.graph.call_function(original.target, args, kwargs), original)
+        # (a batch norm's in the backward, from _stand_in statistics). A
+        # fused chain's nodes each read the one before (remat/fusion.py).
+        for node in self.jg.chains.get(original, [original]):
+            args = map_arg(node.args, mapping.__getitem__)
+            kwargs = map_arg(node.kwargs, mapping.__getitem__)
+            call = mapping[node] = aot.copy_meta(
+                self.graph.call_function(node.target, args, kwargs), node)
         indices = self.jg.tuple_indices.get(op["node"])
         if indices is None:
             self.env[results[0]] = call

@@ -26,20 +26,26 @@ def _storage_key(value, keep):
     return id(storage)
 
 
-def saved_bytes(joint_graph, forward, num_fwd_outputs):
-    """`saved_bytes`, `saved_input_bytes` and `output_bytes` of the
-    `forward` module: the storage its saved tensors (its outputs past
-    `num_fwd_outputs`) hold, split into the part that is the joint graph's
-    inputs without a gradient (a batch) and the rest, and the storage of its
-    outputs not saved as well, which the next piece reads. Each storage
-    counts once; parameters, and primals with a gradient (an earlier
-    piece's output, counted there), do not."""
-    primals, inputs, keep = set(), set(), []
-    for primal, grad in zip(joint_graph.primals, joint_graph.bwd_outputs):
+def saved_bytes(joint_graph, forward, num_fwd_outputs, static_inputs=None):
+    """`saved_bytes`, `saved_input_bytes`, `saved_handed_bytes` and
+    `output_bytes` of the `forward` module: the storage its saved tensors
+    (its outputs past `num_fwd_outputs`) hold, split into the joint graph's
+    inputs without a gradient (a batch), its inputs with a gradient that
+    are not of static lifetime (the previous piece's outputs, handed over),
+    and the rest; and the storage of its outputs not saved as well, which
+    the next piece reads. Each storage counts once; parameters do not.
+    `static_inputs` are the indices of the primals of static lifetime
+    (AOT Autograd's `static_lifetime_input_indices`): without them, every
+    primal with a gradient is taken for a parameter."""
+    primals, inputs, handed, keep = set(), set(), set(), []
+    for index, (primal, grad) in enumerate(zip(joint_graph.primals,
+                                               joint_graph.bwd_outputs)):
         key = _storage_key(aot.tensor_value(primal), keep)
         primals.add(key)
         if not isinstance(grad, fx.Node):
             inputs.add(key)
+        elif static_inputs is not None and index not in static_inputs:
+            handed.add(key)
     output = next(n for n in forward.graph.nodes if n.op == "output")
     values = [aot.tensor_value(n) for n in output.args[0]]
     storages = {}
@@ -49,15 +55,25 @@ def saved_bytes(joint_graph, forward, num_fwd_outputs):
             storages[key] = value.untyped_storage().nbytes()
     saved = {_storage_key(v, keep) for v in values[num_fwd_outputs:]}
     outputs = {_storage_key(v, keep) for v in values[:num_fwd_outputs]}
-    saved -= primals - inputs
-    counted = {"saved_bytes": 0, "saved_input_bytes": 0, "output_bytes": 0}
+    saved -= primals - inputs - handed
+    counted = {"saved_bytes": 0, "saved_input_bytes": 0,
+               "saved_handed_bytes": 0, "output_bytes": 0}
     for key, size in storages.items():
         if key in saved:
-            kind = "saved_input_bytes" if key in inputs else "saved_bytes"
+            kind = ("saved_input_bytes" if key in inputs else
+                    "saved_handed_bytes" if key in handed else "saved_bytes")
             counted[kind] += size
         elif key in outputs and key not in primals:
             counted["output_bytes"] += size
     return counted
+
+
+def step_bytes(report, key="peak_bytes_after"):
+    """A report's planned peak (`key="peak_bytes_before"`: plain
+    autodiff's) as remat/measure.py measures a step: less the params and
+    inputs, which the process holds before the step."""
+    breakdown = report["peak_breakdown_after"]
+    return report[key] - breakdown["params"] - breakdown["inputs"]
 
 
 def predicted_step_bytes(reports, gradients_held=True):
@@ -81,8 +97,7 @@ def predicted_step_bytes(reports, gradients_held=True):
     peak, saved_before, handed_over = 0, 0, 0
     for j, report in enumerate(reports):
         breakdown = report["peak_breakdown_after"]
-        own = (report["peak_bytes_after"] - breakdown["params"] -
-               breakdown["inputs"])
+        own = step_bytes(report)
         if gradients_held:
             later_grads -= breakdown["param_grads"]
         else:
@@ -91,5 +106,9 @@ def predicted_step_bytes(reports, gradients_held=True):
         saved_before += report["saved_bytes"]
         if j > 0:
             saved_before += report["saved_input_bytes"]
+        # What piece j saves of its input lives on through the later
+        # pieces. It is piece j - 1's output: counted already where piece
+        # j - 1 saved it too, else at most what j - 1 handed over.
+        saved_before += min(report.get("saved_handed_bytes", 0), handed_over)
         handed_over = report["output_bytes"]
     return peak

@@ -122,20 +122,26 @@ class Partition:
         # Whether oneDNN's convolution workspaces count (remat/aten.py); a
         # compiler that lays convolutions out channels-last clears it.
         self.count_workspaces = True
+        # Whether pointwise chains are planned as the one kernel a fusing
+        # compiler makes of each (remat/fusion.py); a fusing compiler sets
+        # it.
+        self.fuse_pointwise = False
         self.last_report = None
         self.last_joint = None
 
     def __call__(self, joint_module, joint_inputs, *, num_fwd_outputs=None,
                  static_lifetime_input_indices=None, **_options):
         """PyTorch 2's partition-function call (remat/aot.py). The primals
-        live through the whole step in every plan, so inputs of static
-        lifetime (`static_lifetime_input_indices`) need nothing more;
-        options of later PyTorch versions are ignored."""
+        live through the whole step in every plan; those of static lifetime
+        (`static_lifetime_input_indices`) tell the parameters from an
+        earlier piece's outputs in the step's prediction (remat/step.py).
+        Options of later PyTorch versions are ignored."""
         nanoseconds = None
         if self.costs == "measured":
             nanoseconds = _timing.node_nanoseconds(joint_module, joint_inputs)
         joint = _fx.JointGraph(joint_module, num_fwd_outputs, nanoseconds,
-                               workspaces=self.count_workspaces)
+                               workspaces=self.count_workspaces,
+                               fuse=self.fuse_pointwise)
         self.last_joint = joint.text
         # Measured `cost` attributes are nanoseconds: the report's costs and
         # overhead then count time.
@@ -148,7 +154,8 @@ class Partition:
         modules = _modules.build_modules(joint, planned, self.placement)
         # For a step of several graphs (remat/step.py).
         self.last_report.update(_step.saved_bytes(
-            joint, modules[0], len(joint.fwd_outputs)))
+            joint, modules[0], len(joint.fwd_outputs),
+            static_lifetime_input_indices))
         return modules
 
     def _warn(self, messages):
@@ -199,4 +206,4 @@ def partition(budget=None, planner="auto", placement="schedule",
 
 # Last: remat/backend.py builds on Partition.
 from .backend import backend  # noqa: E402,F401
-from .step import predicted_step_bytes  # noqa: E402,F401
+from .step import predicted_step_bytes, step_bytes  # noqa: E402,F401

@@ -52,11 +52,9 @@ step = lambda: run(batch).sum().backward()
 step()  # tracing and planning
 measured = step_peak(step, list(model.parameters()))
 plan = partition.last_report
-leaves = (plan["peak_breakdown_after"]["params"] +
-          plan["peak_breakdown_after"]["inputs"])
 print(json.dumps({"measured": measured,
-                  "predicted": plan["peak_bytes_after"] - leaves,
-                  "plain": plan["peak_bytes_before"] - leaves}))
+                  "predicted": remat.torch.step_bytes(plan),
+                  "plain": remat.torch.step_bytes(plan, "peak_bytes_before")}))
 """
 
 
@@ -98,6 +96,19 @@ print(json.dumps({"measured": measured, "graphs": len(backend.reports),
 """
 
 
+# The CNN through the backend under Inductor: its batch norms decompose into
+# pointwise chains that Inductor fuses, and remat plans them as fused
+# (remat/fusion.py), in an order Inductor keeps (backend._in_plan_order).
+INDUCTOR_CHILD = CHILD.replace(
+    """partition = remat.torch.partition(budget=sys.argv[1])
+run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
+                 bw_compiler=remat.torch.boxed_compiler,
+                 partition_fn=partition)""",
+    """backend = remat.torch.backend(budget=sys.argv[1])
+partition = backend.partition
+run = torch.compile(model, backend=backend, dynamic=False)""")
+
+
 def measure(budget, model="mlp", child=CHILD):
     env = dict(os.environ, **MMAP_ENV)
     done = subprocess.run([sys.executable, "-c", child, budget, model],
@@ -132,6 +143,17 @@ class MeasuredPeakTest(unittest.TestCase):
         figure = measure("80%", "cnn")
         self.assertLessEqual(abs(figure["measured"] - figure["predicted"]),
                              0.1 * figure["predicted"], figure)
+
+    def test_inductor_s_fused_kernels_are_predicted(self):
+        # Measured here: 88.9 MiB against 84.1 predicted at 80%, 49.1
+        # against 48.2 at 40% (plain autodiff plans 112.0).
+        for budget in ("80%", "40%"):
+            figure = measure(budget, "cnn", child=INDUCTOR_CHILD)
+            with self.subTest(budget=budget, figures=figure):
+                self.assertLessEqual(
+                    abs(figure["measured"] - figure["predicted"]),
+                    0.1 * figure["predicted"], figure)
+                self.assertLess(figure["predicted"], figure["plain"])
 
     def test_a_step_of_two_graphs_is_predicted(self):
         # The step holds the first graph's saved tensors through the

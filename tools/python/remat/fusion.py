@@ -1,0 +1,76 @@
+"""The pointwise chains a fusing compiler runs as one kernel, as one op.
+
+Inductor fuses a pointwise op into the pointwise op or reduction that reads
+it: the fused kernel computes the producer's values in registers and never
+writes them to memory. remat plans what the compiler runs, so each such
+chain becomes one op of the text IR (remat/fx.py): it reads what the chain
+reads from outside, holds only its last node's result, and costs the sum of
+its nodes' FLOPs. Planned one node at a time instead, a chain looks like
+several full-size tensors to save or recompute that no kernel makes, which
+hides the cheap plans: the training batch norm Inductor decomposes into
+`sub`, `mul` and `add` around `var_mean`, or the vocabulary-wide
+`sub`/`exp` of a cross-entropy (docs/torch.md, "Fused pointwise chains").
+
+A producer joins its reader only where nothing is lost by it: it is
+pointwise and deterministic, has one reader and no other use (not an
+output), and both run in the same pass and may be recomputed. A value with
+several readers stays an op, as remat may want to save it.
+"""
+
+import torch
+
+from . import aot
+from . import aten
+
+
+def _tags(node):
+    return getattr(node.target, "tags", ())
+
+
+def _fusible(node, pinned):
+    """Whether `node` may be part of a chain: an aten call remat may rerun
+    (aten.may_recompute) whose copies read nothing the forward updated
+    (`pinned` says which do)."""
+    return (node.op == "call_function" and
+            aten.may_recompute(node.target, node.args) and
+            not pinned(node))
+
+
+def chains(joint, backward, pinned):
+    """{last node: the chain's nodes in graph order, itself last} for every
+    chain of more than one node in `joint`'s graph, and the set of nodes
+    that are part of a chain but not last. `backward` is the set of the
+    backward's nodes; `pinned(node)` whether a copy of it would read a
+    primal the forward updated."""
+    into = {}  # a producer's reader, for each producer that fuses
+    for node in joint.graph.nodes:
+        if not _fusible(node, pinned) or len(node.users) != 1 or \
+                aot.tensor_value(node) is None:
+            continue
+        tags = _tags(node)
+        if torch.Tag.pointwise not in tags or \
+                torch.Tag.nondeterministic_seeded in tags:
+            continue
+        (reader,) = node.users
+        reader_tags = _tags(reader)
+        if _fusible(reader, pinned) and \
+                (node in backward) == (reader in backward) and \
+                (torch.Tag.pointwise in reader_tags or
+                 torch.Tag.reduction in reader_tags):
+            into[node] = reader
+    order = {n: i for i, n in enumerate(joint.graph.nodes)}
+    members = {}
+    for node in joint.graph.nodes:
+        if node in into:
+            continue
+        chain = [node]
+        # A tree: a node's producers fuse into it, and theirs into them.
+        stack = [p for p in node.all_input_nodes if into.get(p) is node]
+        while stack:
+            producer = stack.pop()
+            chain.append(producer)
+            stack.extend(p for p in producer.all_input_nodes
+                         if into.get(p) is producer)
+        if len(chain) > 1:
+            members[node] = sorted(chain, key=order.__getitem__)
+    return members, set(into)

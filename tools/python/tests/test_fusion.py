@@ -1,0 +1,105 @@
+"""Pointwise chains planned as the one kernel a fusing compiler makes of
+each (remat/fusion.py): which nodes join, what the op costs, and that the
+modules built back from a fused plan compute eager's gradients."""
+
+import re
+import unittest
+
+import torch
+import torch.nn.functional as F
+from functorch.compile import aot_function
+
+import remat.torch
+
+OP = re.compile(r'= extern(?:_view)?\(.*\{fn = "([^"]+)".*flops = (\d+)')
+
+
+def _wide(x, w):
+    # x @ w * 0.1 has one reader, exp; exp's result has two (the
+    # subtraction and its own backward), so it ends a chain. The last
+    # subtraction's one reader is a reduction.
+    for _ in range(4):
+        x = torch.exp((x @ w) * 0.1) - 1.0
+    return x.sum(dim=1)
+
+
+def _dropped(x, w):
+    # The mask is random: it must not join a chain that a plan may rerun.
+    for _ in range(4):
+        x = F.dropout(torch.tanh(x @ w) * 3.0, p=0.5)
+    return x.sum(dim=1)
+
+
+def _plan(f, fuse, budget="50%"):
+    """(joint text, report, gradients) of one step of `f`."""
+    partition = remat.torch.partition(budget=budget)
+    partition.fuse_pointwise = fuse
+    compiled = aot_function(f, fw_compiler=remat.torch.boxed_compiler,
+                            bw_compiler=remat.torch.boxed_compiler,
+                            partition_fn=partition)
+    torch.manual_seed(0)
+    x = torch.randn(512, 32, requires_grad=True)
+    w = torch.randn(32, 32, requires_grad=True)
+    torch.manual_seed(1)
+    compiled(x, w).sum().backward()
+    return partition.last_joint, partition.last_report, (x.grad, w.grad)
+
+
+def _eager_gradients(f):
+    torch.manual_seed(0)
+    x = torch.randn(512, 32, requires_grad=True)
+    w = torch.randn(32, 32, requires_grad=True)
+    torch.manual_seed(1)
+    f(x, w).sum().backward()
+    return x.grad, w.grad
+
+
+def _ops(text):
+    """[(fn, flops)] of the text's extern ops."""
+    return [(m.group(1), int(m.group(2))) for m in OP.finditer(text)]
+
+
+class FusionTest(unittest.TestCase):
+
+    def test_a_chain_is_one_op_costing_its_nodes(self):
+        fused, _, _ = _plan(_wide, fuse=True)
+        plain, _, _ = _plan(_wide, fuse=False)
+        names = [fn for fn, _ in _ops(fused)]
+        self.assertIn("aten.mul.Tensor+aten.exp.default", names)
+        self.assertIn("aten.sub.Tensor+aten.sum.dim_IntList", names)
+        # exp has two readers, so no chain runs through it.
+        self.assertNotIn("aten.mul.Tensor+aten.exp.default+aten.sub.Tensor",
+                         "\n".join(names))
+        self.assertLess(len(_ops(fused)), len(_ops(plain)))
+        self.assertEqual(sum(f for _, f in _ops(fused)),
+                         sum(f for _, f in _ops(plain)))
+
+    def test_fused_modules_compute_eager_s_gradients(self):
+        for f in (_wide, _dropped):
+            expected = _eager_gradients(f)
+            recomputed = 0
+            for budget in ("90%", "75%"):
+                with self.subTest(f=f.__name__, budget=budget):
+                    _, report, grads = _plan(f, fuse=True, budget=budget)
+                    recomputed += report["flops_recompute"]
+                    for got, want in zip(grads, expected):
+                        torch.testing.assert_close(got, want)
+            self.assertGreater(recomputed, 0, f.__name__)
+
+    def test_random_ops_stay_apart(self):
+        fused, _, _ = _plan(_dropped, fuse=True)
+        chains = [fn.split("+") for fn, _ in _ops(fused) if "+" in fn]
+        self.assertTrue(chains)
+        for chain in chains:
+            self.assertNotIn("aten.native_dropout.default", chain)
+
+    def test_the_backend_fuses_for_inductor_only(self):
+        self.assertTrue(remat.torch.backend(budget="50%").partition
+                        .fuse_pointwise)
+        self.assertFalse(remat.torch.backend(budget="50%", compiler="eager")
+                         .partition.fuse_pointwise)
+        self.assertFalse(remat.torch.partition(budget="50%").fuse_pointwise)
+
+
+if __name__ == "__main__":
+    unittest.main()
