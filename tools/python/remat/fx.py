@@ -11,7 +11,8 @@ that the tangents do not reach are the forward pass and come first; each
 tangent is an op of the backward that reads the scalar of `forward.end`,
 which reads every forward output, so that the whole backward follows the
 forward. A tuple-valued node is one op with a
-result per `getitem` that reads it. remat/aot.py says what PyTorch 2's joint
+result per `getitem` that reads it. With `fuse`, a chain of pointwise nodes
+a fusing compiler runs as one kernel is one op (remat/fusion.py). remat/aot.py says what PyTorch 2's joint
 graph holds; remat/modules.py builds the modules back from the plan.
 """
 
