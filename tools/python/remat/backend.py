@@ -79,8 +79,8 @@ def _in_plan_order(*args, **kwargs):
     buffer as far as 64 kernels apart, and the fused kernel runs at the
     first one's place: two copies of one recomputed batch norm, planned one
     after the other's buffer is freed, then run at once, and ResNet-50's
-    plans measured up to 58% over their prediction (docs/torch.md, "Fused
-    pointwise chains")."""
+    plans measured up to 58% over their prediction (docs/torch.md,
+    "torch.compile")."""
     from torch._inductor.choices import InductorChoices
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.virtualized import V

@@ -10,10 +10,11 @@ step only, as the op holds it (docs/memory-model.md, "Live ranges"). Nodes
 that the tangents do not reach are the forward pass and come first; each
 tangent is an op of the backward that reads the scalar of `forward.end`,
 which reads every forward output, so that the whole backward follows the
-forward. A tuple-valued node is one op with a
-result per `getitem` that reads it. With `fuse`, a chain of pointwise nodes
-a fusing compiler runs as one kernel is one op (remat/fusion.py). remat/aot.py says what PyTorch 2's joint
-graph holds; remat/modules.py builds the modules back from the plan.
+forward. A tuple-valued node is one op with a result per `getitem` that
+reads it. With `fuse`, a chain of pointwise nodes that a fusing compiler
+runs as one kernel is one op (remat/fusion.py). remat/aot.py says what
+PyTorch 2's joint graph holds; remat/modules.py builds the modules back
+from the plan.
 """
 
 import operator
@@ -117,8 +118,8 @@ class JointGraph:
             lines.append(f"  input %{constant.name} : {_type_text(constant)}")
             self.value_of[constant] = constant.name
         calls = [n for n in self.joint.graph.nodes
-                 if n.op == "call_function" and n.target is not operator.getitem
-                 and n not in self.fused]
+                 if n.op == "call_function" and
+                 n.target is not operator.getitem and n not in self.fused]
         forward = [n for n in calls if n not in self.backward]
         for node in forward:
             lines.append(self._op_line(node))
