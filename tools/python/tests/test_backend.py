@@ -147,6 +147,33 @@ class BackendTest(unittest.TestCase):
         self.assertLessEqual(error, TOLERANCE)
         self.assertEqual([r["graph_index"] for r in backend.reports], [0, 1])
 
+    def test_a_saved_input_from_the_graph_before_is_reported(self):
+        # The second graph's first layer saves its input for its weight's
+        # gradient; the first graph ends in a linear layer, whose output it
+        # does not save: it hands h over, and the second graph holds it
+        # through its backward (remat/step.py).
+        class Broken(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.first, self.second = nn.Linear(64, 64), nn.Linear(64, 64)
+
+            def forward(self, x):
+                h = self.first(x)
+                torch._dynamo.graph_break()
+                return self.second(h)
+
+        h_bytes = 32 * 64 * 4
+        for compiler in ("eager", "inductor"):
+            with self.subTest(compiler=compiler):
+                torch._dynamo.reset()
+                backend = remat.torch.backend(budget="50%", compiler=compiler)
+                torch.compile(Broken(), backend=backend)(
+                    torch.randn(32, 64)).sum().backward()
+                first, second = backend.reports
+                self.assertEqual(first["saved_handed_bytes"], 0)
+                self.assertEqual(first["output_bytes"], h_bytes)
+                self.assertEqual(second["saved_handed_bytes"], h_bytes)
+
     def test_five_sgd_steps_track_eager(self):
         model, batch = _mlp()
         losses = {}
