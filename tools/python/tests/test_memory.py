@@ -44,10 +44,15 @@ else:  # scripts/bench-torch-compile.py's --model cnn
     layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(64, 10)]
     batch = torch.randn(16, 3, 64, 64)
 model = nn.Sequential(*layers)
-partition = remat.torch.partition(budget=sys.argv[1])
-run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
-                 bw_compiler=remat.torch.boxed_compiler,
-                 partition_fn=partition)
+if sys.argv[3] == "inductor":  # the backend, fused chains and all
+    backend = remat.torch.backend(budget=sys.argv[1])
+    partition = backend.partition
+    run = torch.compile(model, backend=backend, dynamic=False)
+else:
+    partition = remat.torch.partition(budget=sys.argv[1])
+    run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
+                     bw_compiler=remat.torch.boxed_compiler,
+                     partition_fn=partition)
 step = lambda: run(batch).sum().backward()
 step()  # tracing and planning
 measured = step_peak(step, list(model.parameters()))
@@ -96,22 +101,10 @@ print(json.dumps({"measured": measured, "graphs": len(backend.reports),
 """
 
 
-# The CNN through the backend under Inductor: its batch norms decompose into
-# pointwise chains that Inductor fuses, and remat plans them as fused
-# (remat/fusion.py), in an order Inductor keeps (backend._in_plan_order).
-INDUCTOR_CHILD = CHILD.replace(
-    """partition = remat.torch.partition(budget=sys.argv[1])
-run = aot_module(model, fw_compiler=remat.torch.boxed_compiler,
-                 bw_compiler=remat.torch.boxed_compiler,
-                 partition_fn=partition)""",
-    """backend = remat.torch.backend(budget=sys.argv[1])
-partition = backend.partition
-run = torch.compile(model, backend=backend, dynamic=False)""")
-
-
-def measure(budget, model="mlp", child=CHILD):
+def measure(budget, model="mlp", child=CHILD, compiler="eager"):
     env = dict(os.environ, **MMAP_ENV)
-    done = subprocess.run([sys.executable, "-c", child, budget, model],
+    done = subprocess.run([sys.executable, "-c", child, budget, model,
+                           compiler],
                           env=env,
                           capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -145,10 +138,13 @@ class MeasuredPeakTest(unittest.TestCase):
                              0.1 * figure["predicted"], figure)
 
     def test_inductor_s_fused_kernels_are_predicted(self):
+        # Its batch norms decompose into pointwise chains that Inductor
+        # fuses, and remat plans them as fused (remat/fusion.py), in an
+        # order Inductor keeps (backend._in_plan_order).
         # Measured here: 88.9 MiB against 84.1 predicted at 80%, 49.1
         # against 48.2 at 40% (plain autodiff plans 112.0).
         for budget in ("80%", "40%"):
-            figure = measure(budget, "cnn", child=INDUCTOR_CHILD)
+            figure = measure(budget, "cnn", compiler="inductor")
             with self.subTest(budget=budget, figures=figure):
                 self.assertLessEqual(
                     abs(figure["measured"] - figure["predicted"]),
