@@ -30,6 +30,17 @@ def _dropped(x, w):
     return x.sum(dim=1)
 
 
+def _gradients(f):
+    """x's and w's gradients after one step of `f`, from the same inputs
+    and random numbers every call."""
+    torch.manual_seed(0)
+    x = torch.randn(512, 32, requires_grad=True)
+    w = torch.randn(32, 32, requires_grad=True)
+    torch.manual_seed(1)
+    f(x, w).sum().backward()
+    return x.grad, w.grad
+
+
 def _plan(f, fuse, budget="50%"):
     """(joint text, report, gradients) of one step of `f`."""
     partition = remat.torch.partition(budget=budget)
@@ -37,21 +48,8 @@ def _plan(f, fuse, budget="50%"):
     compiled = aot_function(f, fw_compiler=remat.torch.boxed_compiler,
                             bw_compiler=remat.torch.boxed_compiler,
                             partition_fn=partition)
-    torch.manual_seed(0)
-    x = torch.randn(512, 32, requires_grad=True)
-    w = torch.randn(32, 32, requires_grad=True)
-    torch.manual_seed(1)
-    compiled(x, w).sum().backward()
-    return partition.last_joint, partition.last_report, (x.grad, w.grad)
-
-
-def _eager_gradients(f):
-    torch.manual_seed(0)
-    x = torch.randn(512, 32, requires_grad=True)
-    w = torch.randn(32, 32, requires_grad=True)
-    torch.manual_seed(1)
-    f(x, w).sum().backward()
-    return x.grad, w.grad
+    grads = _gradients(compiled)
+    return partition.last_joint, partition.last_report, grads
 
 
 def _ops(text):
@@ -76,7 +74,7 @@ class FusionTest(unittest.TestCase):
 
     def test_fused_modules_compute_eager_s_gradients(self):
         for f in (_wide, _dropped):
-            expected = _eager_gradients(f)
+            expected = _gradients(f)
             recomputed = 0
             for budget in ("90%", "75%"):
                 with self.subTest(f=f.__name__, budget=budget):
