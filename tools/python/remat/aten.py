@@ -59,12 +59,13 @@ ELEMENTWISE = frozenset("""
     where zeros zeros_like
 """.split())
 
-# One FLOP per element of the first tensor operand (reductions, gathers).
+# One FLOP per element of the first tensor operand (reductions, gathers,
+# scatters).
 PER_INPUT_ELEMENT = frozenset("""
-    amax amin any argmax cat constant_pad_nd embedding
-    embedding_dense_backward gather index index_select log_softmax
-    logsumexp max mean min nll_loss_backward nll_loss_forward prod
-    scatter_add stack sum var var_mean
+    _unsafe_index_put _unsafe_masked_index_put_accumulate amax amin any argmax
+    cat constant_pad_nd embedding embedding_dense_backward gather index
+    index_add index_put index_select log_softmax logsumexp max mean min
+    nll_loss_backward nll_loss_forward prod scatter_add stack sum var var_mean
 """.split())
 
 

@@ -94,8 +94,25 @@ def _in_plan_order(*args, **kwargs):
                 InductorChoices.can_fuse_horizontal(
                     scheduler, node1, node2, shared_data_score)
 
+    _mm_in_place(args[0].graph)
     with V.set_choices_handler(InPlanOrder()):
         return compile_fx_inner(*args, **kwargs)
+
+
+def _mm_in_place(graph):
+    """Keeps each `mm` whose result an `add` reads later in remat's order
+    out of Inductor's `add(mm(a, b), c)` -> `addmm(c, a, b)` rewrite. The
+    rewrite runs the product at the add's place: GPT-2's tied output layer's
+    weight gradient, planned first in the backward, then held its 196 MiB
+    operand (the logits' gradient) to the backward's end, where the
+    embedding's gradient is added (docs/torch.md, "torch.compile")."""
+    from torch._higher_order_ops.flex_gemm import _PRESERVE_FLEX_GEMM_GEMM_OP
+    import torch
+    order = {node: i for i, node in enumerate(graph.nodes)}
+    for node in graph.nodes:
+        if node.target is torch.ops.aten.mm.default and any(
+                order[user] > order[node] + 1 for user in node.users):
+            node.meta[_PRESERVE_FLEX_GEMM_GEMM_OP] = True
 
 
 class _GraphPartition:

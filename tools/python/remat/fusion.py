@@ -15,6 +15,11 @@ A producer joins its reader only where nothing is lost by it: it is
 pointwise and deterministic, has one reader and no other use (not an
 output), and both run in the same pass and may be recomputed. A value with
 several readers stays an op, as remat may want to save it.
+
+Two more joins follow how Inductor lowers a scatter (the tied embedding's
+gradient, `index_put` with `accumulate`, in GPT-2 and BERT): the fill a
+scatter writes into is the scatter's own buffer, and a pointwise op that
+alone reads the scatter's result writes in place of it.
 """
 
 import torch
@@ -36,6 +41,36 @@ def _fusible(node, pinned):
             not pinned(node))
 
 
+# Ops whose result is a copy of operand 0 with some elements written or
+# added to: Inductor fills the result's buffer with operand 0 and scatters
+# into it.
+_SCATTERS = frozenset([
+    torch.ops.aten.index_put.default,
+    torch.ops.aten._unsafe_index_put.default,
+    torch.ops.aten._unsafe_masked_index_put_accumulate.default,
+    torch.ops.aten.scatter_add.default,
+    torch.ops.aten.index_add.default,
+])
+_FILLS = frozenset([torch.ops.aten.full.default, torch.ops.aten.zeros.default])
+
+
+def _joins_reader(node, reader, backward):
+    """Whether `node`, fusible and with `reader` as its one use, runs in
+    `reader`'s kernel."""
+    tags, reader_tags = _tags(node), _tags(reader)
+    if node.target in _FILLS and not node.all_input_nodes:
+        # A fill reads nothing, so it may run in either pass.
+        return reader.target in _SCATTERS and reader.args[0] is node
+    if (node in backward) != (reader in backward):
+        return False
+    if node.target in _SCATTERS:
+        return torch.Tag.pointwise in reader_tags
+    return (torch.Tag.pointwise in tags and
+            torch.Tag.nondeterministic_seeded not in tags and
+            (torch.Tag.pointwise in reader_tags or
+             torch.Tag.reduction in reader_tags))
+
+
 def chains(joint, backward, pinned):
     """{last node: the chain's nodes in graph order, itself last} for every
     chain of more than one node in `joint`'s graph, and the set of nodes
@@ -47,16 +82,8 @@ def chains(joint, backward, pinned):
         if not _fusible(node, pinned) or len(node.users) != 1 or \
                 aot.tensor_value(node) is None:
             continue
-        tags = _tags(node)
-        if torch.Tag.pointwise not in tags or \
-                torch.Tag.nondeterministic_seeded in tags:
-            continue
         (reader,) = node.users
-        reader_tags = _tags(reader)
-        if _fusible(reader, pinned) and \
-                (node in backward) == (reader in backward) and \
-                (torch.Tag.pointwise in reader_tags or
-                 torch.Tag.reduction in reader_tags):
+        if _fusible(reader, pinned) and _joins_reader(node, reader, backward):
             into[node] = reader
     order = {n: i for i, n in enumerate(joint.graph.nodes)}
     members = {}

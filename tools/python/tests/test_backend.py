@@ -147,6 +147,29 @@ class BackendTest(unittest.TestCase):
         self.assertLessEqual(error, TOLERANCE)
         self.assertEqual([r["graph_index"] for r in backend.reports], [0, 1])
 
+    def test_a_product_runs_where_remat_planned_it(self):
+        """A tied table's gradient adds the output layer's product, first in
+        the backward, to the embedding's scatter, last: Inductor's default
+        rewrites the two into one `addmm` at the end, holding the product's
+        operands the whole backward; remat's backend keeps the product in
+        its place."""
+        from torch._inductor.utils import run_and_get_code
+
+        def tied(ids, table):
+            h = torch.tanh(nn.functional.embedding(ids, table))
+            return torch.tanh(h.view(-1, 16) @ table.t()).sum()
+
+        ids = torch.randint(0, 100, (8, 4))
+        table = torch.randn(100, 16, requires_grad=True)
+        backward_has_addmm = []
+        for backend in ("inductor", remat.torch.backend(budget="90%")):
+            torch._dynamo.reset()
+            step = torch.compile(tied, backend=backend)
+            _, (_, backward) = run_and_get_code(
+                lambda: step(ids, table).backward())
+            backward_has_addmm.append("addmm" in backward)
+        self.assertEqual(backward_has_addmm, [True, False])
+
     def test_a_saved_input_from_the_graph_before_is_reported(self):
         # The second graph's first layer saves its input for its weight's
         # gradient; the first graph ends in a linear layer, whose output it

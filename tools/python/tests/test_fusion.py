@@ -4,10 +4,12 @@ modules built back from a fused plan compute eager's gradients."""
 
 import re
 import unittest
+import warnings
 
 import torch
 import torch.nn.functional as F
 from functorch.compile import aot_function
+from torch._inductor.decomposition import select_decomp_table
 
 import remat.torch
 
@@ -30,6 +32,14 @@ def _dropped(x, w):
     return x.sum(dim=1)
 
 
+def _tied(ids, table):
+    # The table is read twice: as an embedding and as an output layer, so
+    # its gradient adds the output layer's product to the embedding's
+    # scatter, which Inductor's decompositions write into a fill.
+    h = torch.tanh(F.embedding(ids, table))
+    return (h.view(-1, 16) @ table.t()).sum(dim=1)
+
+
 def _gradients(f):
     """x's and w's gradients after one step of `f`, from the same inputs
     and random numbers every call."""
@@ -41,15 +51,25 @@ def _gradients(f):
     return x.grad, w.grad
 
 
-def _plan(f, fuse, budget="50%"):
+def _plan(f, fuse, budget="50%", inputs=_gradients, decompositions=None):
     """(joint text, report, gradients) of one step of `f`."""
     partition = remat.torch.partition(budget=budget)
     partition.fuse_pointwise = fuse
     compiled = aot_function(f, fw_compiler=remat.torch.boxed_compiler,
                             bw_compiler=remat.torch.boxed_compiler,
-                            partition_fn=partition)
-    grads = _gradients(compiled)
+                            partition_fn=partition,
+                            decompositions=decompositions)
+    grads = inputs(compiled)
     return partition.last_joint, partition.last_report, grads
+
+
+def _tied_gradient(f):
+    """The table's gradient after one step of `f`."""
+    torch.manual_seed(0)
+    ids = torch.randint(0, 100, (8, 4))
+    table = torch.randn(100, 16, requires_grad=True)
+    f(ids, table).sum().backward()
+    return (table.grad,)
 
 
 def _ops(text):
@@ -83,6 +103,26 @@ class FusionTest(unittest.TestCase):
                     for got, want in zip(grads, expected):
                         torch.testing.assert_close(got, want)
             self.assertGreater(recomputed, 0, f.__name__)
+
+    def test_a_scatter_joins_its_fill_and_its_pointwise_reader(self):
+        """Inductor scatters the embedding's gradient into the fill it
+        starts from, and adds the output layer's gradient in place: one
+        buffer, so one op, which computes eager's gradient."""
+        expected = _tied_gradient(_tied)
+        with warnings.catch_warnings():  # 50% is below this graph's floor
+            warnings.simplefilter("ignore", remat.torch.RematBudgetWarning)
+            fused, _, grads = _plan(_tied, fuse=True, inputs=_tied_gradient,
+                                    decompositions=select_decomp_table())
+        self.assertIn("aten.full.default+"
+                      "aten._unsafe_masked_index_put_accumulate.default+"
+                      "aten.add.Tensor", [fn for fn, _ in _ops(fused)])
+        torch.testing.assert_close(grads[0], expected[0])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", remat.torch.RematBudgetWarning)
+            plain, _, _ = _plan(_tied, fuse=False, inputs=_tied_gradient,
+                                decompositions=select_decomp_table())
+        self.assertIn("aten._unsafe_masked_index_put_accumulate.default",
+                      [fn for fn, _ in _ops(plain)])
 
     def test_random_ops_stay_apart(self):
         fused, _, _ = _plan(_dropped, fuse=True)
