@@ -285,6 +285,12 @@ absl::StatusOr<Trial> tryCalibrated(const DifferentiatedGraph &base,
           !llvm::AddOverflow(*modelled, miss, miss))
         starts.push_back(miss);
       pastModel &= peak > budget;
+      // Unless a lower told budget fitted: the planner's plans then do
+      // change below this one, and the two bracket the search. A planner
+      // whose model is over every told budget (XLA's pass on Inductor's
+      // ResNet-50) was otherwise never told one between them
+      // (docs/planners.md, "chain").
+      pastModel &= lo == 0;
       if (same)
         break;
       if (peak <= budget) {
