@@ -275,13 +275,16 @@ parseChainOptions(llvm::StringRef argument) {
 constexpr int kFinerStages = 40;
 
 void registerChainPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"chain",
-       "Optimal schedule of the chain of blocks between bottlenecks within "
-       "the budget (dynamic programming over at most STAGES stages, each "
-       "forward run keeping all it saves or, lean, part of it; 'late' "
-       "counts parameter gradients from the backward that makes them)",
-       "STAGES", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "chain",
+       .summary =
+           "Optimal schedule of the chain of blocks between bottlenecks "
+           "within the budget (dynamic programming over at most STAGES "
+           "stages, each forward run keeping all it saves or, lean, part of "
+           "it; 'late' counts parameter gradients from the backward that "
+           "makes them)",
+       .argument = "STAGES",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          ChainPlannerOptions options;
          if (argument) {
@@ -292,13 +295,11 @@ void registerChainPlanner(PlannerRegistry &registry) {
   info.search.takesBudget = true;
   info.search.modelsMemory = true;
   info.search.calibratedInSearch = true;
-  // The DP right after plain autodiff, its variants after the rule-based
-  // planners.
   info.search.autoCandidates = [](const Graph &) {
     return std::vector<AutoCandidate>{
-        {"chain", 10},
-        {"chain=late", 40},
-        {fmt::format("chain={}", kFinerStages), 41}};
+        {"chain", autorank::Chain},
+        {"chain=late", autorank::ChainLate},
+        {fmt::format("chain={}", kFinerStages), autorank::ChainFiner}};
   };
   info.search.ilpWarmStarts = {"chain", "chain=late"};
   registry.add(std::move(info));

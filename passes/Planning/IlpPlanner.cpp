@@ -291,24 +291,27 @@ std::vector<AutoCandidate> autoCandidates(const Graph &graph) {
   int64_t computeOps = int64_t(graph.numOps()) -
                        int64_t(graph.inputs().size() + graph.params().size());
   if (computeOps <= kAutoOpLimit)
-    return {{fmt::format("ilp={},nodes={}", kAutoSeconds, kAutoNodes), 70}};
+    return {{fmt::format("ilp={},nodes={}", kAutoSeconds, kAutoNodes),
+             autorank::Ilp}};
   if (computeOps <= kRelaxedAutoOpLimit)
     return {{fmt::format("ilp={},nodes={},relaxed", kAutoSeconds,
                          kRelaxedAutoNodes),
-             70}};
+             autorank::Ilp}};
   return {};
 }
 
 } // namespace
 
 void registerIlpPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"ilp",
-       "Checkmate's optimal schedule within the budget (CBC, warm-started "
-       "from the AP baselines and the step planners unless 'cold'; SECONDS "
-       "and nodes=N limit the search; 'relaxed' keeps the relaxation's "
-       "rounded schedule)",
-       "SECONDS", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "ilp",
+       .summary =
+           "Checkmate's optimal schedule within the budget (CBC, warm-started "
+           "from the AP baselines and the step planners unless 'cold'; "
+           "SECONDS and nodes=N limit the search; 'relaxed' keeps the "
+           "relaxation's rounded schedule)",
+       .argument = "SECONDS",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          IlpPlannerOptions options;
          if (argument) {
