@@ -91,7 +91,7 @@ absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
     consider(baseline->second, std::move(baseline->first.schedule));
   PlanningProblem quiet = problem;
   quiet.onProgress = nullptr;
-  for (std::string &planner : PlannerRegistry::global().ilpWarmStarts()) {
+  for (std::string &planner : problem.plannerRegistry().ilpWarmStarts()) {
     absl::StatusOr<RematPlan> plan = planRematerialization(quiet, planner);
     if (!plan.ok() || !plan->schedule)
       continue;

@@ -35,6 +35,7 @@ namespace remat {
 
 class Graph;
 class Op;
+class PlannerRegistry;
 class Value;
 
 /// A region selected for recomputation.
@@ -104,8 +105,12 @@ struct PlanningProblem {
   double timeLimitSeconds = 60;
   /// Progress lines for stderr; may be empty.
   std::function<void(llvm::StringRef)> onProgress;
+  /// Where a planner that runs others (the ILP's warm starts) finds them
+  /// (`plannerRegistry()`); null: `PlannerRegistry::global()`.
+  const PlannerRegistry *registry = nullptr;
 
   bool isForward(const Op &op) const;
+  const PlannerRegistry &plannerRegistry() const;
 };
 
 /// A planner may be asked to plan one graph, unchanged, at several budgets
@@ -206,7 +211,7 @@ private:
 /// Adds every planner of passes/Planning/Planners.def, in its order.
 void registerAllPlanners(PlannerRegistry &registry);
 
-/// Creates the planner `text` spells from the global registry and runs it.
+/// Creates the planner `text` spells from the problem's registry and runs it.
 absl::StatusOr<RematPlan> planRematerialization(const PlanningProblem &problem,
                                                 llvm::StringRef text);
 
