@@ -266,9 +266,8 @@ namespace {
 /// `auto`, limited to `kAutoNodes` branch-and-bound nodes, a limit that gives
 /// the same plan on any machine (`kAutoSeconds` only guards against a root
 /// that never ends). CBC proves some such optima within it and finds plans
-/// where no other planner fits (the 4-layer MLP of docs/benchmarks.md at
-/// 70%), and beats every kept-value plan where a budget needs a value
-/// recomputed more than once.
+/// where no other planner fits (docs/benchmarks.md), and beats every
+/// kept-value plan where a budget needs a value recomputed more than once.
 constexpr int64_t kAutoOpLimit = 24;
 constexpr int kAutoNodes = 1000;
 constexpr int kAutoSeconds = 60;
@@ -276,12 +275,10 @@ constexpr int kAutoSeconds = 60;
 /// Larger graphs, up to this many compute ops, get `ilp` without the MILP
 /// (`relaxed`): the relaxation's solution rounded to a schedule, which is
 /// often the proven optimum (docs/planning-ilp.md#the-lower-bound) where the
-/// kept-value and chain planners recompute several times as much (the
-/// pre-activation ResNet-8 of basic blocks at 80%: 3.1x; DenseNet-121 at
-/// 70%: 12.6x). Each CBC solve stops after `kRelaxedAutoNodes` nodes, within
-/// the time guard (half of `kAutoSeconds` each) on the zoo: up to 11 s on
-/// the 428 ops of DenseNet-121 (42 s on the 708 of DenseNet-201, beyond the
-/// limit), 2 s on the transformer, with the plans of 1,000 nodes.
+/// kept-value and chain planners recompute several times as much. Each CBC
+/// solve stops after `kRelaxedAutoNodes` nodes, within the time guard (half
+/// of `kAutoSeconds` each) on the zoo; the limit bounds the search's time
+/// (docs/planners.md#auto has both figures).
 constexpr int64_t kRelaxedAutoOpLimit = 500;
 constexpr int kRelaxedAutoNodes = 200;
 
