@@ -82,8 +82,9 @@ constexpr int64_t kAutoOpLimit = 5000;
 /// `kAutoOpLimit` ops.
 PlannerInfo baselineInfo(std::string name, std::string summary, bool greedy,
                          int autoRank) {
-  PlannerInfo info{name, std::move(summary), "", false,
-                   [greedy](std::optional<llvm::StringRef>)
+  PlannerInfo info{.name = name,
+                   .summary = std::move(summary),
+                   .factory = [greedy](std::optional<llvm::StringRef>)
                        -> absl::StatusOr<std::unique_ptr<Planner>> {
                      return std::make_unique<ApPlanner>(greedy);
                    }};
@@ -103,12 +104,12 @@ void registerApPlanners(PlannerRegistry &registry) {
       "ap-sqrtn",
       "Checkmate's AP-sqrtn: every sqrt(k)-th of the forward graph's k cut "
       "nodes kept, segments recomputed once",
-      /*greedy=*/false, /*autoRank=*/60));
+      /*greedy=*/false, autorank::ApSqrtN));
   registry.add(baselineInfo(
       "ap-greedy",
       "Checkmate's AP-greedy: the cheapest greedy segmentation of the cut "
       "nodes within the budget",
-      /*greedy=*/true, /*autoRank=*/61));
+      /*greedy=*/true, autorank::ApGreedy));
 }
 
 } // namespace remat::planners

@@ -38,8 +38,8 @@
 namespace remat::planners {
 namespace {
 
-/// Stages and memory slots of the DP by default: about 0.1-0.8 s of DP
-/// on the 2-core machine whatever the graph's size (docs/planners.md#chain).
+/// Stages and memory slots of the DP by default: its time does not grow
+/// with the graph's size (docs/planners.md#chain has it).
 constexpr int kDefaultStages = 32;
 constexpr int64_t kDefaultSlots = 512;
 
@@ -269,19 +269,21 @@ parseChainOptions(llvm::StringRef argument) {
 
 /// A second grouping of the block chain for `auto`, finer than the default
 /// 32 stages: boundaries elsewhere, and within a few slots of a budget more
-/// of them fit (the 1000-layer MLP at half its peak recomputes 512 layers
-/// instead of 513, the fewest any schedule can: docs/benchmarks.md). The
-/// DP's time grows as stages cubed: about twice the default's.
+/// of them fit (docs/benchmarks.md, `mlp --layers=1000` at 50%). The DP's
+/// time grows as stages cubed: (40/32)^3, about twice the default's.
 constexpr int kFinerStages = 40;
 
 void registerChainPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"chain",
-       "Optimal schedule of the chain of blocks between bottlenecks within "
-       "the budget (dynamic programming over at most STAGES stages, each "
-       "forward run keeping all it saves or, lean, part of it; 'late' "
-       "counts parameter gradients from the backward that makes them)",
-       "STAGES", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "chain",
+       .summary =
+           "Optimal schedule of the chain of blocks between bottlenecks "
+           "within the budget (dynamic programming over at most STAGES "
+           "stages, each forward run keeping all it saves or, lean, part of "
+           "it; 'late' counts parameter gradients from the backward that "
+           "makes them)",
+       .argument = "STAGES",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          ChainPlannerOptions options;
          if (argument) {
@@ -292,13 +294,11 @@ void registerChainPlanner(PlannerRegistry &registry) {
   info.search.takesBudget = true;
   info.search.modelsMemory = true;
   info.search.calibratedInSearch = true;
-  // The DP right after plain autodiff, its variants after the rule-based
-  // planners.
   info.search.autoCandidates = [](const Graph &) {
     return std::vector<AutoCandidate>{
-        {"chain", 10},
-        {"chain=late", 40},
-        {fmt::format("chain={}", kFinerStages), 41}};
+        {"chain", autorank::Chain},
+        {"chain=late", autorank::ChainLate},
+        {fmt::format("chain={}", kFinerStages), autorank::ChainFiner}};
   };
   info.search.ilpWarmStarts = {"chain", "chain=late"};
   registry.add(std::move(info));

@@ -89,11 +89,12 @@ absl::StatusOr<std::vector<StepText>> parseSteps(llvm::StringRef argument) {
 
 void registerExplicitSchedulePlanner(PlannerRegistry &registry) {
   registry.add(
-      {"schedule",
-       "Recomputes, before each op B, the ops that produce V, W, ... "
-       "(value names)",
-       "B:V+W,...", true,
-       [](std::optional<llvm::StringRef> argument)
+      {.name = "schedule",
+       .summary = "Recomputes, before each op B, the ops that produce V, W, "
+                  "... (value names)",
+       .argument = "B:V+W,...",
+       .needsArgument = true,
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          REMAT_ASSIGN_OR_RETURN(std::vector<StepText> steps,
                                 parseSteps(*argument));

@@ -91,7 +91,7 @@ absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
     consider(baseline->second, std::move(baseline->first.schedule));
   PlanningProblem quiet = problem;
   quiet.onProgress = nullptr;
-  for (std::string &planner : PlannerRegistry::global().ilpWarmStarts()) {
+  for (std::string &planner : problem.plannerRegistry().ilpWarmStarts()) {
     absl::StatusOr<RematPlan> plan = planRematerialization(quiet, planner);
     if (!plan.ok() || !plan->schedule)
       continue;
@@ -266,9 +266,8 @@ namespace {
 /// `auto`, limited to `kAutoNodes` branch-and-bound nodes, a limit that gives
 /// the same plan on any machine (`kAutoSeconds` only guards against a root
 /// that never ends). CBC proves some such optima within it and finds plans
-/// where no other planner fits (the 4-layer MLP of docs/benchmarks.md at
-/// 70%), and beats every kept-value plan where a budget needs a value
-/// recomputed more than once.
+/// where no other planner fits (docs/benchmarks.md), and beats every
+/// kept-value plan where a budget needs a value recomputed more than once.
 constexpr int64_t kAutoOpLimit = 24;
 constexpr int kAutoNodes = 1000;
 constexpr int kAutoSeconds = 60;
@@ -276,12 +275,10 @@ constexpr int kAutoSeconds = 60;
 /// Larger graphs, up to this many compute ops, get `ilp` without the MILP
 /// (`relaxed`): the relaxation's solution rounded to a schedule, which is
 /// often the proven optimum (docs/planning-ilp.md#the-lower-bound) where the
-/// kept-value and chain planners recompute several times as much (the
-/// pre-activation ResNet-8 of basic blocks at 80%: 3.1x; DenseNet-121 at
-/// 70%: 12.6x). Each CBC solve stops after `kRelaxedAutoNodes` nodes, within
-/// the time guard (half of `kAutoSeconds` each) on the zoo: up to 11 s on
-/// the 428 ops of DenseNet-121 (42 s on the 708 of DenseNet-201, beyond the
-/// limit), 2 s on the transformer, with the plans of 1,000 nodes.
+/// kept-value and chain planners recompute several times as much. Each CBC
+/// solve stops after `kRelaxedAutoNodes` nodes, within the time guard (half
+/// of `kAutoSeconds` each) on the zoo; the limit bounds the search's time
+/// (docs/planners.md#auto has both figures).
 constexpr int64_t kRelaxedAutoOpLimit = 500;
 constexpr int kRelaxedAutoNodes = 200;
 
@@ -291,24 +288,27 @@ std::vector<AutoCandidate> autoCandidates(const Graph &graph) {
   int64_t computeOps = int64_t(graph.numOps()) -
                        int64_t(graph.inputs().size() + graph.params().size());
   if (computeOps <= kAutoOpLimit)
-    return {{fmt::format("ilp={},nodes={}", kAutoSeconds, kAutoNodes), 70}};
+    return {{fmt::format("ilp={},nodes={}", kAutoSeconds, kAutoNodes),
+             autorank::Ilp}};
   if (computeOps <= kRelaxedAutoOpLimit)
     return {{fmt::format("ilp={},nodes={},relaxed", kAutoSeconds,
                          kRelaxedAutoNodes),
-             70}};
+             autorank::Ilp}};
   return {};
 }
 
 } // namespace
 
 void registerIlpPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"ilp",
-       "Checkmate's optimal schedule within the budget (CBC, warm-started "
-       "from the AP baselines and the step planners unless 'cold'; SECONDS "
-       "and nodes=N limit the search; 'relaxed' keeps the relaxation's "
-       "rounded schedule)",
-       "SECONDS", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "ilp",
+       .summary =
+           "Checkmate's optimal schedule within the budget (CBC, warm-started "
+           "from the AP baselines and the step planners unless 'cold'; "
+           "SECONDS and nodes=N limit the search; 'relaxed' keeps the "
+           "relaxation's rounded schedule)",
+       .argument = "SECONDS",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          IlpPlannerOptions options;
          if (argument) {

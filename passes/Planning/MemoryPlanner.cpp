@@ -80,10 +80,10 @@ absl::StatusOr<RematPlan> selectMemory(const Graph &graph,
 }
 
 void registerMemoryPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"memory",
-                "About sqrt(N) of the bottleneck tensors, evenly spaced", "",
-                false,
-                [](std::optional<llvm::StringRef>)
+  PlannerInfo info{.name = "memory",
+                .summary =
+                    "About sqrt(N) of the bottleneck tensors, evenly spaced",
+                .factory = [](std::optional<llvm::StringRef>)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
                   return std::make_unique<RulePlanner>(
                       [](const PlanningProblem &problem,
@@ -103,7 +103,7 @@ void registerMemoryPlanner(PlannerRegistry &registry) {
                         return plain;
                       });
                 }};
-  info.search.autoCandidates = autoTriesOnce("memory", 21);
+  info.search.autoCandidates = autoTriesOnce("memory", autorank::Memory);
   registry.add(std::move(info));
 }
 

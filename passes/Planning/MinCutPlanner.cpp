@@ -266,19 +266,19 @@ private:
 } // namespace
 
 void registerMinCutPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"mincut",
-                "PyTorch's min-cut partitioner: save the forward values of "
-                "a minimum cut (matmul, conv and random ops never "
-                "recomputed), recompute the rest once; with a budget, a "
-                "knapsack lets expensive ops be recomputed",
-                "", false,
-                [](std::optional<llvm::StringRef>)
+  PlannerInfo info{.name = "mincut",
+                .summary =
+                    "PyTorch's min-cut partitioner: save the forward values "
+                    "of a minimum cut (matmul, conv and random ops never "
+                    "recomputed), recompute the rest once; with a budget, a "
+                    "knapsack lets expensive ops be recomputed",
+                .factory = [](std::optional<llvm::StringRef>)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
                   return std::make_unique<MinCutPlanner>();
                 }};
   info.search.takesBudget = true;
   info.search.calibratedInSearch = true;
-  info.search.autoCandidates = autoTriesOnce("mincut", 52);
+  info.search.autoCandidates = autoTriesOnce("mincut", autorank::MinCut);
   info.search.ilpWarmStarts = {"mincut"};
   registry.add(std::move(info));
 }

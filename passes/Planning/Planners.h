@@ -7,7 +7,9 @@
 /// \file
 /// What the rule-based planners (the strategies of docs/strategies.md) share:
 /// the candidate values every one of them chooses from, the adapter that
-/// makes a kept-value rule a `Planner`, and one entry point per larger rule.
+/// makes a kept-value rule a `Planner`, one entry point per larger rule, and
+/// what Planners.def declares: the planner files' registration functions
+/// and `auto`'s ranks.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -75,17 +77,18 @@ absl::StatusOr<RematPlan> selectRegions(const PlanningProblem &problem,
                                         const Candidates &candidates,
                                         llvm::ArrayRef<std::string> paths);
 
-// Registration, one function per planner file.
-void registerRulePlanners(PlannerRegistry &registry);
-void registerMemoryPlanner(PlannerRegistry &registry);
-void registerSqrtNPlanner(PlannerRegistry &registry);
-void registerRegionsPlanner(PlannerRegistry &registry);
-void registerExplicitSchedulePlanner(PlannerRegistry &registry);
-void registerIlpPlanner(PlannerRegistry &registry);
-void registerChainPlanner(PlannerRegistry &registry);
-void registerApPlanners(PlannerRegistry &registry);
-void registerXlaPlanner(PlannerRegistry &registry);
-void registerMinCutPlanner(PlannerRegistry &registry);
+/// The ranks `auto` tries spellings at (`AutoCandidate::rank`), side by side
+/// in Planners.def: `autorank::Chain` is 10.
+namespace autorank {
+enum : int {
+#define REMAT_AUTO_RANK(NAME, RANK, SPELLING) NAME = RANK,
+#include "Planning/Planners.def"
+};
+} // namespace autorank
+
+// The registration function of each planner file (Planners.def).
+#define REMAT_PLANNER(REGISTER) void REGISTER(PlannerRegistry &registry);
+#include "Planning/Planners.def"
 
 } // namespace remat::planners
 

@@ -264,10 +264,12 @@ selectRegions(const PlanningProblem &problem, const Candidates &candidates,
 }
 
 void registerRegionsPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"regions",
-       "Recomputes tagged regions (all, or the PATHs) from their inputs",
-       "PATH,...", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "regions",
+       .summary =
+           "Recomputes tagged regions (all, or the PATHs) from their inputs",
+       .argument = "PATH,...",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          std::vector<std::string> paths;
          if (argument) {
@@ -279,7 +281,7 @@ void registerRegionsPlanner(PlannerRegistry &registry) {
                return selectRegions(problem, candidates, paths);
              });
        }};
-  info.search.autoCandidates = autoTriesOnce("regions", 32);
+  info.search.autoCandidates = autoTriesOnce("regions", autorank::Regions);
   registry.add(std::move(info));
 }
 

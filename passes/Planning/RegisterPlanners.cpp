@@ -5,8 +5,8 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// The registry's order is the order `remat opt --help` lists the planners
-/// in: adding a planner is its own file and one line here.
+/// Every planner of Planners.def, in its order: the order `remat opt --help`
+/// lists the planners in.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -17,16 +17,8 @@
 namespace remat {
 
 void registerAllPlanners(PlannerRegistry &registry) {
-  planners::registerRulePlanners(registry);
-  planners::registerMemoryPlanner(registry);
-  planners::registerSqrtNPlanner(registry);
-  planners::registerRegionsPlanner(registry);
-  planners::registerExplicitSchedulePlanner(registry);
-  planners::registerIlpPlanner(registry);
-  planners::registerChainPlanner(registry);
-  planners::registerApPlanners(registry);
-  planners::registerXlaPlanner(registry);
-  planners::registerMinCutPlanner(registry);
+#define REMAT_PLANNER(REGISTER) planners::REGISTER(registry);
+#include "Planning/Planners.def"
 }
 
 } // namespace remat

@@ -134,8 +134,9 @@ RematPlan selectSpeed(const Candidates &candidates) {
 template <typename Rule>
 PlannerInfo simpleRule(llvm::StringRef name, llvm::StringRef summary,
                        Rule rule, std::optional<int> autoRank = std::nullopt) {
-  PlannerInfo info{name.str(), summary.str(), "", false,
-                   [rule](std::optional<llvm::StringRef>)
+  PlannerInfo info{.name = name.str(),
+                   .summary = summary.str(),
+                   .factory = [rule](std::optional<llvm::StringRef>)
                        -> absl::StatusOr<std::unique_ptr<Planner>> {
                      return std::make_unique<RulePlanner>(rule);
                    }};
@@ -161,12 +162,12 @@ void registerRulePlanners(PlannerRegistry &registry) {
         plan.plain = true;
         return plan;
       },
-      /*autoRank=*/0));
+      autorank::None));
   registry.add(simpleRule(
       "all", "Keeps only the leaves: recomputes every forward value",
       [](const PlanningProblem &, const Candidates &)
           -> absl::StatusOr<RematPlan> { return RematPlan{}; },
-      /*autoRank=*/30));
+      autorank::All));
   registry.add(simpleRule(
       "collection",
       "Keeps the `checkpoints` collection and results of `checkpoint` ops",
@@ -175,9 +176,11 @@ void registerRulePlanners(PlannerRegistry &registry) {
         return selectCollection(*problem.graph, candidates);
       }));
   registry.add(
-      {"names", "Keeps the values whose names contain one of the substrings",
-       "SUBSTR,...", true,
-       [](std::optional<llvm::StringRef> argument)
+      {.name = "names",
+       .summary = "Keeps the values whose names contain one of the substrings",
+       .argument = "SUBSTR,...",
+       .needsArgument = true,
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          REMAT_ASSIGN_OR_RETURN(std::vector<std::string> names,
                                 splitPlannerList("names", *argument));
@@ -191,7 +194,7 @@ void registerRulePlanners(PlannerRegistry &registry) {
       "speed", "Keeps the results of matmul and convolution ops",
       [](const PlanningProblem &, const Candidates &candidates)
           -> absl::StatusOr<RematPlan> { return selectSpeed(candidates); },
-      /*autoRank=*/31));
+      autorank::Speed));
 }
 
 } // namespace planners

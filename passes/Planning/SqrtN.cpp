@@ -54,10 +54,12 @@ RematPlan selectSqrtN(const Candidates &candidates, int64_t count) {
 }
 
 void registerSqrtNPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"sqrtn",
-       "Chen et al.'s memory-balanced segments, about sqrt(N) or SEGMENTS",
-       "SEGMENTS", false,
-       [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{
+       .name = "sqrtn",
+       .summary =
+           "Chen et al.'s memory-balanced segments, about sqrt(N) or SEGMENTS",
+       .argument = "SEGMENTS",
+       .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {
          int64_t segments = 0;
          if (argument && (argument->getAsInteger(10, segments) || segments < 1))
@@ -70,13 +72,14 @@ void registerSqrtNPlanner(PlannerRegistry &registry) {
                return selectSqrtN(candidates, segments);
              });
        }};
-  // Its own choice early, then K = 1, 2, 3, 4, 6, 9, 13, ... (ratio 3/2)
-  // segments up to the op count, after `memory`'s choice.
+  // Its own choice, then K = 1, 2, 3, 4, 6, 9, 13, ... (ratio 3/2) segments
+  // up to the op count.
   info.search.autoCandidates = [](const Graph &graph) {
-    std::vector<AutoCandidate> candidates{{"sqrtn", 20}};
+    std::vector<AutoCandidate> candidates{{"sqrtn", autorank::SqrtN}};
     int64_t limit = int64_t(graph.numOps());
     for (int64_t k = 1; k <= limit; k = std::max(k + 1, k + k / 2))
-      candidates.push_back({fmt::format("sqrtn={}", k), 22});
+      candidates.push_back(
+          {fmt::format("sqrtn={}", k), autorank::SqrtNSegments});
     return candidates;
   };
   registry.add(std::move(info));

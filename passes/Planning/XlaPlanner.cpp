@@ -392,14 +392,15 @@ private:
 } // namespace
 
 void registerXlaPlanner(PlannerRegistry &registry) {
-  PlannerInfo info{"xla",
-                "XLA's HloRematerialization: walk the schedule (autodiff's "
-                "order, or 'scheduled': the memory-aware scheduler's) and, "
-                "where the live bytes exceed the budget, recompute the live "
-                "value of least compute per byte freed before each later "
-                "reader",
-                "ORDER", false,
-                [](std::optional<llvm::StringRef> argument)
+  PlannerInfo info{.name = "xla",
+                .summary =
+                    "XLA's HloRematerialization: walk the schedule "
+                    "(autodiff's order, or 'scheduled': the memory-aware "
+                    "scheduler's) and, where the live bytes exceed the "
+                    "budget, recompute the live value of least compute per "
+                    "byte freed before each later reader",
+                .argument = "ORDER",
+                .factory = [](std::optional<llvm::StringRef> argument)
                     -> absl::StatusOr<std::unique_ptr<Planner>> {
                   problem::GraphModel model = problem::GraphModel::Emitted;
                   if (argument && *argument == "scheduled")
@@ -414,7 +415,8 @@ void registerXlaPlanner(PlannerRegistry &registry) {
   info.search.takesBudget = true;
   info.search.calibratedInSearch = true;
   info.search.autoCandidates = [](const Graph &) {
-    return std::vector<AutoCandidate>{{"xla", 50}, {"xla=scheduled", 51}};
+    return std::vector<AutoCandidate>{
+        {"xla", autorank::Xla}, {"xla=scheduled", autorank::XlaScheduled}};
   };
   info.search.ilpWarmStarts = {"xla", "xla=scheduled"};
   registry.add(std::move(info));

@@ -84,6 +84,7 @@ absl::StatusOr<RematPlan> planGraph(Planner &planner, const Graph &graph,
   problem.forwardOpIdBound = forwardOpIdBound;
   problem.budgetBytes = options.budgetBytes;
   problem.onProgress = options.onProgress;
+  problem.registry = options.registry;
   return planner.plan(problem);
 }
 

@@ -22,6 +22,10 @@ bool PlanningProblem::isForward(const Op &op) const {
   return op.id() < forwardOpIdBound;
 }
 
+const PlannerRegistry &PlanningProblem::plannerRegistry() const {
+  return registry ? *registry : PlannerRegistry::global();
+}
+
 Planner::~Planner() = default;
 
 std::function<std::vector<AutoCandidate>(const Graph &)>
@@ -100,7 +104,7 @@ PlannerRegistry::create(llvm::StringRef text) const {
 absl::StatusOr<RematPlan> planRematerialization(const PlanningProblem &problem,
                                                 llvm::StringRef text) {
   REMAT_ASSIGN_OR_RETURN(std::unique_ptr<Planner> planner,
-                         PlannerRegistry::global().create(text));
+                         problem.plannerRegistry().create(text));
   return planner->plan(problem);
 }
 

@@ -70,6 +70,7 @@ RecomputeStepOptions stepOptions(const TrainingOptions &options,
   steps.recompute.autodiff = options.autodiff;
   steps.budgetBytes = budgetBytes;
   steps.onProgress = options.onProgress;
+  steps.registry = options.registry;
   return steps;
 }
 

@@ -7,6 +7,9 @@
 #include "remat/IR/Graph.h"
 #include "remat/Zoo/Zoo.h"
 
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+
 #include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -79,26 +82,26 @@ TEST(CheckpointsParseTest, EverySpellingCreatesAPlanner) {
 }
 
 TEST(CheckpointsParseTest, Spellings) {
-  EXPECT_THAT(PlannerRegistry::global().spellings(),
+  // A planner is spelled bare unless it needs an argument, and with its
+  // placeholder when it takes one; the list is the registry's, in its order
+  // (docs/planners.md's table is checked against it by PlannerDocsTest).
+  std::vector<std::string> spellings = PlannerRegistry::global().spellings();
+  EXPECT_THAT(llvm::makeArrayRef(spellings).take_front(8),
               ElementsAre("none", "all", "collection", "names=SUBSTR,...",
-                          "speed", "memory", "sqrtn", "sqrtn=SEGMENTS",
-                          "regions", "regions=PATH,...", "schedule=B:V+W,...",
-                          "ilp", "ilp=SECONDS", "chain", "chain=STAGES",
-                          "ap-sqrtn", "ap-greedy", "xla", "xla=ORDER",
-                          "mincut"));
+                          "speed", "memory", "sqrtn", "sqrtn=SEGMENTS"));
+  for (const char *spelling : {"schedule=B:V+W,...", "chain", "chain=STAGES",
+                               "mincut"})
+    EXPECT_TRUE(llvm::is_contained(spellings, spelling)) << spelling;
+  for (const char *spelling : {"names", "schedule", "mincut=", "none="})
+    EXPECT_FALSE(llvm::is_contained(spellings, spelling)) << spelling;
 }
 
 TEST(CheckpointsParseTest, Errors) {
+  std::string known =
+      fmt::format("{}", fmt::join(PlannerRegistry::global().spellings(), ", "));
   EXPECT_EQ(parseError("fast"),
-            "unknown planner 'fast' (known: none, all, collection, "
-            "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
-  EXPECT_EQ(parseError(""),
-            "unknown planner '' (known: none, all, collection, "
-            "names=SUBSTR,..., speed, memory, sqrtn, sqrtn=SEGMENTS, regions, "
-            "regions=PATH,..., schedule=B:V+W,..., ilp, ilp=SECONDS, chain, "
-            "chain=STAGES, ap-sqrtn, ap-greedy, xla, xla=ORDER, mincut)");
+            fmt::format("unknown planner 'fast' (known: {})", known));
+  EXPECT_EQ(parseError(""), fmt::format("unknown planner '' (known: {})", known));
   EXPECT_EQ(parseError("names"),
             "planner 'names' needs a list: names=SUBSTR,...");
   EXPECT_EQ(parseError("names="),

@@ -4,14 +4,16 @@
 //
 //===----------------------------------------------------------------------===//
 //
-// Adding a planner is one registration: what `auto` needs to know the planner
-// declares in `PlannerInfo::search`. A toy planner registered in a registry of
-// the test's own is tried by the budget search and the sweep, where its
+// Adding a planner is its file and a line of Planners.def: what `auto` needs
+// to know the planner declares in `PlannerInfo::search`. A toy planner
+// registered after the list's planners, in a registry of the test's own, is
+// tried by the budget search, the sweep and the ILP's warm starts, where its
 // declaration says, with no other edit.
 //
 //===----------------------------------------------------------------------===//
 
 #include "MeasuredTraining.h"
+#include "Planning/Planners.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Planner.h"
@@ -19,15 +21,24 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <memory>
+#include <set>
+
 #include <gtest/gtest.h>
 
 namespace remat {
 namespace {
 
 /// Keeps every third forward compute value: a plan no built-in planner makes.
+/// Counts its plans in `plans`, where given.
 class EveryThirdPlanner : public Planner {
 public:
+  explicit EveryThirdPlanner(std::shared_ptr<int> plans)
+      : plans_(std::move(plans)) {}
+
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
+    if (plans_)
+      ++*plans_;
     RematPlan plan;
     int index = 0;
     for (const Op &op : problem.graph->ops()) {
@@ -40,19 +51,48 @@ public:
     }
     return plan;
   }
+
+private:
+  std::shared_ptr<int> plans_;
 };
 
-/// The built-in planners and `toy`, whose search info is `search`.
-std::unique_ptr<PlannerRegistry> registryWithToy(PlannerSearchInfo search) {
+/// The registry entry of `toy`, whose search info is `search` and whose
+/// planners count their plans in `plans`, where given.
+PlannerInfo toyInfo(PlannerSearchInfo search,
+                    std::shared_ptr<int> plans = nullptr) {
+  return {.name = "toy",
+          .summary = "Keeps every third forward value",
+          .factory = [plans](std::optional<llvm::StringRef>)
+              -> absl::StatusOr<std::unique_ptr<Planner>> {
+            return std::make_unique<EveryThirdPlanner>(plans);
+          },
+          .search = std::move(search)};
+}
+
+/// The built-in planners and `toy`.
+std::unique_ptr<PlannerRegistry>
+registryWithToy(PlannerSearchInfo search,
+                std::shared_ptr<int> plans = nullptr) {
   auto registry = std::make_unique<PlannerRegistry>();
   registerAllPlanners(*registry);
-  PlannerInfo toy{"toy", "Keeps every third forward value", "", false,
-                  [](std::optional<llvm::StringRef>)
-                      -> absl::StatusOr<std::unique_ptr<Planner>> {
-                    return std::make_unique<EveryThirdPlanner>();
-                  }};
-  toy.search = std::move(search);
-  registry->add(std::move(toy));
+  registry->add(toyInfo(std::move(search), std::move(plans)));
+  return registry;
+}
+
+/// What the file of a new planner `toy` holds besides its `Planner`.
+void registerToyPlanner(PlannerRegistry &registry) {
+  PlannerSearchInfo search;
+  search.autoCandidates = autoTriesOnce("toy", 15);
+  registry.add(toyInfo(std::move(search)));
+}
+
+/// `registerAllPlanners` with `toy` added the way docs/planners.md says: its
+/// line `REMAT_PLANNER(registerToyPlanner)` after those of Planners.def.
+std::unique_ptr<PlannerRegistry> registryWithListedToy() {
+  auto registry = std::make_unique<PlannerRegistry>();
+#define REMAT_PLANNER(REGISTER) planners::REGISTER(*registry);
+#include "Planning/Planners.def"
+  registerToyPlanner(*registry);
   return registry;
 }
 
@@ -63,16 +103,25 @@ std::unique_ptr<Graph> smallMlp() {
                           {"input", "32"}});
 }
 
-/// The candidates a budget search on `forward` tried, in order.
-std::vector<std::string> searched(const Graph &forward,
-                                  const PlannerRegistry &registry) {
+/// The report of `planner` at `budget` on a copy of `forward`, the planners
+/// looked up in `registry`.
+absl::StatusOr<TrainingReport>
+build(const Graph &forward, const PlannerRegistry &registry,
+      std::string planner, std::optional<std::string> budget) {
   TrainingOptions options;
-  options.planner = kAutoPlanner;
-  options.budget = "60%";
+  options.planner = std::move(planner);
+  options.budget = std::move(budget);
   options.searchAggregation = false;
   options.registry = &registry;
   std::unique_ptr<Graph> graph = forward.clone();
-  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
+  return buildTrainingGraph(*graph, options);
+}
+
+/// The candidates a budget search on `forward` tried, in order.
+std::vector<std::string> searched(const Graph &forward,
+                                  const PlannerRegistry &registry) {
+  absl::StatusOr<TrainingReport> report =
+      build(forward, registry, kAutoPlanner.str(), "60%");
   EXPECT_TRUE(report.ok()) << report.status();
   std::vector<std::string> names;
   if (report.ok())
@@ -95,6 +144,58 @@ TEST(PlannerSearchInfoTest, AutoTriesARegisteredPlannerAtItsRank) {
   // Rank 15: after the chain DP (10), before `sqrtn` (20).
   EXPECT_LT(position("chain"), position("toy"));
   EXPECT_LT(position("toy"), position("sqrtn"));
+}
+
+TEST(PlannerSearchInfoTest, APlannerAddedToTheListIsABuiltIn) {
+  std::unique_ptr<PlannerRegistry> registry = registryWithListedToy();
+  std::vector<std::string> spellings = PlannerRegistry::global().spellings();
+  spellings.push_back("toy");
+  EXPECT_EQ(registry->spellings(), spellings);
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  std::vector<std::string> names = searched(*forward, *registry);
+  EXPECT_TRUE(llvm::is_contained(names, "toy"));
+  absl::StatusOr<TrainingReport> byName =
+      build(*forward, *registry, "toy", std::nullopt);
+  ASSERT_TRUE(byName.ok()) << byName.status();
+  EXPECT_EQ(byName->planner, "toy");
+}
+
+TEST(PlannerSearchInfoTest, EveryRankAutoTriesIsInPlannersDef) {
+  std::vector<int> declared = {
+#define REMAT_AUTO_RANK(NAME, RANK, SPELLING) planners::autorank::NAME,
+#include "Planning/Planners.def"
+  };
+  EXPECT_TRUE(llvm::is_sorted(declared));
+  EXPECT_EQ(std::set<int>(declared.begin(), declared.end()).size(),
+            declared.size());
+  // The small MLP is small enough for every candidate, the ILP's included.
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  std::set<int> tried;
+  for (const PlannerInfo *planner : PlannerRegistry::global().all())
+    if (planner->search.autoCandidates)
+      for (const AutoCandidate &candidate :
+           planner->search.autoCandidates(*forward))
+        tried.insert(candidate.rank);
+  EXPECT_EQ(tried, std::set<int>(declared.begin(), declared.end()));
+}
+
+TEST(PlannerSearchInfoTest, TheIlpStartsFromTheRegistryItIsGiven) {
+  // The toy plans no schedule: asked for a start, it is passed over.
+  auto plans = std::make_shared<int>(0);
+  PlannerSearchInfo search;
+  search.ilpWarmStarts = {"toy"};
+  std::unique_ptr<PlannerRegistry> registry = registryWithToy(search, plans);
+  std::unique_ptr<Graph> forward = zooModel("mlp", {{"layers", "2"},
+                                                    {"width", "8"},
+                                                    {"batch", "4"},
+                                                    {"input", "8"}});
+  ASSERT_TRUE(forward);
+  absl::StatusOr<TrainingReport> report =
+      build(*forward, *registry, "ilp=10,nodes=10", "80%");
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_GT(*plans, 0);
 }
 
 TEST(PlannerSearchInfoTest, APlannerWithoutCandidatesIsNotTried) {

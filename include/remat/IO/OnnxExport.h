@@ -19,8 +19,9 @@
 /// unread ones last), and ONNX has no control dependencies: an op that waits
 /// for another by control (a recomputed copy and its trigger), or follows an
 /// op nothing reads (a parameter gradient), reads its smallest float operand
-/// `k` as `k - 0 * g0 * g0` for each awaited value's first element `g0`, a
-/// data dependency that no optimizer folds away (docs/export.md).
+/// `k` as `k - (z1 + z2 + ...)`, each `z` the zero `0 * float(bool(g0))` of
+/// an awaited value's first element `g0`: `+0` even where `g0` is infinite
+/// or NaN, a data dependency that no optimizer folds away (docs/export.md).
 ///
 //===----------------------------------------------------------------------===//
 
@@ -59,8 +60,8 @@ struct PeakOrderReplay {
 };
 
 struct OnnxExportOptions {
-  /// The default-domain opset the model imports; at least 17 (the first
-  /// with ScatterElements' `reduction=add` and LayerNormalization's era).
+  /// The default-domain opset the model imports. Only 17 is accepted (the
+  /// lowerings write its operators' forms); another is an error.
   int64_t opset = 17;
   /// Values embedded as initializers, by leaf name (`--params=MODEL.onnx`):
   /// they stay graph inputs, so a caller may feed other weights. Leaves of
@@ -78,17 +79,16 @@ struct OnnxExportOptions {
   /// With them, at most this many rounds of waits that bring the live
   /// bytes at the peak of ONNX Runtime's order down to the schedule's
   /// (docs/export.md); 0: none. Off unless asked for: the replay does not
-  /// see the runtime's fusions, and on a small transformer the waits raised
-  /// the measured peak.
+  /// see the runtime's fusions, and docs/export.md has a model where the
+  /// waits raised the measured peak.
   int peakOrderRounds = 0;
   /// Where given, what the waits' replay of the runtime's order found.
   PeakOrderReplay *peakOrder = nullptr;
   /// With them, the dims of the tensors whose buffers ONNX Runtime's
   /// planner would hold idle at the step's peak are hidden from it, round by
   /// round until none is, at most this many rounds (docs/export.md); 0:
-  /// none. Fewer live bytes on every model measured but an MLP (the same
-  /// within 2 MB); with the runtime's arena off, more fresh allocations and
-  /// slower steps.
+  /// none. What it saved on the models measured, and what it costs with the
+  /// runtime's arena off, is in docs/export.md.
   int idleBufferRounds = 1000;
   /// Where given, what the hiding's replay of the planner found.
   IdleBufferReplay *idleBuffers = nullptr;

@@ -12,7 +12,8 @@
 /// rewrite (remat/Pass/Recompute.h) realises. Planners are registered by
 /// name; `--planner=NAME[=ARG]` and `--strategy=NAME[=ARG]` create them alike.
 /// Adding one is a file with a `Planner` subclass and a line in
-/// `registerAllPlanners`. See docs/strategies.md and docs/planners.md.
+/// passes/Planning/Planners.def. See docs/strategies.md and
+/// docs/planners.md.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,7 @@ namespace remat {
 
 class Graph;
 class Op;
+class PlannerRegistry;
 class Value;
 
 /// A region selected for recomputation.
@@ -103,8 +105,12 @@ struct PlanningProblem {
   double timeLimitSeconds = 60;
   /// Progress lines for stderr; may be empty.
   std::function<void(llvm::StringRef)> onProgress;
+  /// Where a planner that runs others (the ILP's warm starts) finds them
+  /// (`plannerRegistry()`); null: `PlannerRegistry::global()`.
+  const PlannerRegistry *registry = nullptr;
 
   bool isForward(const Op &op) const;
+  const PlannerRegistry &plannerRegistry() const;
 };
 
 /// A planner may be asked to plan one graph, unchanged, at several budgets
@@ -122,7 +128,8 @@ struct AutoCandidate {
   std::string spelling;
   /// `auto` tries candidates by ascending rank, in registration order among
   /// equal ranks. An earlier candidate wins a tie, so the ranks are part of
-  /// the output (docs/planners.md#adding-a-planner lists them).
+  /// the output: the built-in planners' stand side by side in
+  /// passes/Planning/Planners.def.
   int rank = 0;
 };
 
@@ -201,10 +208,10 @@ private:
   llvm::StringMap<const PlannerInfo *> byName_;
 };
 
-/// Registration, one function per planner file.
+/// Adds every planner of passes/Planning/Planners.def, in its order.
 void registerAllPlanners(PlannerRegistry &registry);
 
-/// Creates the planner `text` spells from the global registry and runs it.
+/// Creates the planner `text` spells from the problem's registry and runs it.
 absl::StatusOr<RematPlan> planRematerialization(const PlanningProblem &problem,
                                                 llvm::StringRef text);
 

@@ -62,6 +62,7 @@ struct RecomputeStepOptions {
   /// What `plan` tells the planner.
   std::optional<int64_t> budgetBytes;
   std::function<void(llvm::StringRef)> onProgress;
+  const PlannerRegistry *registry = nullptr;
   /// Plain autodiff's memory-aware order of the graph, by op id, and its
   /// figures, computed beforehand: the first `schedule` step applies it
   /// instead of scheduling again. Null: it schedules.
