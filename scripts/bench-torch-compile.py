@@ -412,6 +412,31 @@ def table(results):
     return "\n".join(lines)
 
 
+def dominance(results):
+    """For each `activation_memory_budget` point, remat's fastest plan
+    whose measured peak is at most the point's, whichever budget it was
+    made for: the issue's "a plan at or under that peak, at what step
+    time"."""
+    ok = [r for r in results if "failed" not in r]
+    plans = [r for r in ok if r["method"].startswith("remat-")]
+    lines = ["| point | its peak | its step | remat's fastest plan at or "
+             "under that peak | its peak | its step | step ratio |",
+             "|---|---|---|---|---|---|---|"]
+    for point in (r for r in ok if r["method"].startswith("amb-")):
+        fitting = [r for r in plans if r["measured"] <= point["measured"]]
+        head = (f"| {point['method'][4:]} | {point['measured'] / MIB:.1f} "
+                f"MiB | {point['step_seconds']:.2f} s |")
+        if not fitting:
+            lines.append(head + " none | | | |")
+            continue
+        best = min(fitting, key=lambda r: r["step_seconds"])
+        lines.append(
+            head + f" {label(best)} | {best['measured'] / MIB:.1f} MiB | "
+            f"{best['step_seconds']:.2f} s | "
+            f"{best['step_seconds'] / point['step_seconds']:.2f}x |")
+    return "\n".join(lines)
+
+
 def short_label(r):
     """A dot's label in the picture."""
     method = r["method"]
@@ -423,10 +448,38 @@ def short_label(r):
             "remat-lowest": "remat lowest"}.get(method, method)
 
 
+# Where a dot's label may go, in order of preference: (dx, dy of the
+# baseline, anchor), for 11-pixel text.
+_LABEL_SPOTS = [(6, 4, "start"), (6, -6, "start"), (6, 14, "start"),
+                (-6, 4, "end"), (-6, -6, "end"), (-6, 14, "end"),
+                (0, -10, "middle"), (0, 20, "middle"), (6, -18, "start"),
+                (6, 26, "start"), (-6, -18, "end"), (-6, 26, "end")]
+
+
+def _place_label(x, y, chars, taken):
+    """(x, y, anchor, box) of the first spot beside the dot at (x, y) whose
+    box meets none of the `taken` boxes, or else of the spot that meets
+    them least."""
+    width = 6.2 * chars
+
+    def box(dx, dy, anchor):
+        left = {"start": x + dx, "end": x + dx - width,
+                "middle": x + dx - width / 2}[anchor]
+        return (left, y + dy - 9, left + width, y + dy + 2)
+
+    def overlap(a):
+        return sum(max(0, min(a[2], b[2]) - max(a[0], b[0])) *
+                   max(0, min(a[3], b[3]) - max(a[1], b[1])) for b in taken)
+
+    dx, dy, anchor = min(_LABEL_SPOTS, key=lambda spot: (
+        overlap(box(*spot)) > 0, overlap(box(*spot))))
+    return x + dx, y + dy, anchor, box(dx, dy, anchor)
+
+
 def pareto_svg(model, results):
     """Measured peak (x) against step time (y), one dot per method; the
-    methods no other beats on both are joined by a line. A label goes left
-    of its dot, above or below, when the next dot to the right is close."""
+    methods no other beats on both are joined by a line. Each label takes
+    the first spot beside its dot that no dot or earlier label covers."""
     ok = sorted((r for r in results if "failed" not in r),
                 key=lambda r: r["measured"])
     width, height, pad = 760, 420, 70
@@ -471,19 +524,26 @@ def pareto_svg(model, results):
     out.append(f'<polyline points="{path}" fill="none" stroke="#999" '
                f'stroke-dasharray="4 3"/>')
     dots = [at(r["measured"] / MIB, r["step_seconds"]) for r in ok]
+    # Other dots keep labels 10 pixels away, so that none reads as theirs.
+    near = [(x - 10, y - 10, x + 10, y + 10) for x, y in dots]
+    labels = []
     for k, (r, (x, y)) in enumerate(zip(ok, dots)):
         colour = ("#c0392b" if r["method"].startswith("remat") else
                   "#2471a3" if r["method"].startswith("amb") else "#555")
-        crowded = any(abs(ox - x) < 90 and abs(oy - y) < 14
-                      for ox, oy in dots[k + 1:])
-        label_x, anchor = (x - 6, "end") if crowded else (x + 6, "start")
-        # Crowded labels alternate above and below their dots.
-        label_y = y + 14 if crowded and k % 2 else y - 5
+        # A dot on an earlier one shares its label.
+        if any(abs(ox - x) < 4 and abs(oy - y) < 4 for ox, oy in dots[:k]):
+            out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" '
+                       f'fill="{colour}"/>')
+            continue
+        text = ", ".join(short_label(o) for o, (ox, oy) in zip(ok, dots)
+                         if abs(ox - x) < 4 and abs(oy - y) < 4)
+        label_x, label_y, anchor, box = _place_label(
+            x, y, len(text), near[:k] + near[k + 1:] + labels)
+        labels.append(box)
         out.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" '
                    f'fill="{colour}"/>')
         out.append(f'<text x="{label_x:.1f}" y="{label_y:.1f}" '
-                   f'text-anchor="{anchor}" fill="{colour}">'
-                   f'{short_label(r)}</text>')
+                   f'text-anchor="{anchor}" fill="{colour}">{text}</text>')
     out.append("</svg>")
     return "\n".join(out) + "\n"
 
@@ -518,6 +578,8 @@ def main():
         with open(args.replot) as file:
             figures = json.load(file)
         print(table(figures["results"]))
+        print()
+        print(dominance(figures["results"]))
         if args.svg:
             with open(args.svg, "w") as out:
                 out.write(pareto_svg(figures["model"], figures["results"]))
@@ -548,6 +610,8 @@ def main():
             results.append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
     print(table(results))
+    print()
+    print(dominance(results))
     if args.json:
         with open(args.json, "w") as out:
             json.dump({"model": args.model, "batch": args.batch,
