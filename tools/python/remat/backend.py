@@ -94,15 +94,15 @@ def _in_plan_order(*args, **kwargs):
                 InductorChoices.can_fuse_horizontal(
                     scheduler, node1, node2, shared_data_score)
 
-    _mm_in_place(args[0].graph)
+    _products_stay(args[0].graph)
     with V.set_choices_handler(InPlanOrder()):
         return compile_fx_inner(*args, **kwargs)
 
 
-def _mm_in_place(graph):
-    """Keeps each `mm` whose result an `add` reads later in remat's order
-    out of Inductor's `add(mm(a, b), c)` -> `addmm(c, a, b)` rewrite. The
-    rewrite runs the product at the add's place: GPT-2's tied output layer's
+def _products_stay(graph):
+    """Keeps each `mm` that is read later than at the next node of remat's
+    order out of Inductor's `add(mm(a, b), c)` -> `addmm(c, a, b)` rewrite,
+    which runs the product at the add's place: GPT-2's tied output layer's
     weight gradient, planned first in the backward, then held its 196 MiB
     operand (the logits' gradient) to the backward's end, where the
     embedding's gradient is added (docs/torch.md, "torch.compile")."""

@@ -54,6 +54,12 @@ _SCATTERS = frozenset([
 _FILLS = frozenset([torch.ops.aten.full.default, torch.ops.aten.zeros.default])
 
 
+def _same_tensor_type(a, b):
+    a, b = aot.tensor_value(a), aot.tensor_value(b)
+    return (a is not None and b is not None and a.shape == b.shape and
+            a.dtype == b.dtype)
+
+
 def _joins_reader(node, reader, backward):
     """Whether `node`, fusible and with `reader` as its one use, runs in
     `reader`'s kernel."""
@@ -64,7 +70,9 @@ def _joins_reader(node, reader, backward):
     if (node in backward) != (reader in backward):
         return False
     if node.target in _SCATTERS:
-        return torch.Tag.pointwise in reader_tags
+        # In place: so only a result of the scatter's size and type.
+        return (torch.Tag.pointwise in reader_tags and
+                _same_tensor_type(node, reader))
     return (torch.Tag.pointwise in tags and
             torch.Tag.nondeterministic_seeded not in tags and
             (torch.Tag.pointwise in reader_tags or
