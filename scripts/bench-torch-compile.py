@@ -222,7 +222,7 @@ class _TimedPartition:
         return getattr(self.inner, name)
 
 
-def _method_runner(method, model, blocks, budget_bytes):
+def _method_runner(method, model, blocks, budget_bytes, costs="flops"):
     """(callable model, context, remat backend or None) for `method`."""
     import torch
     import remat.torch
@@ -238,7 +238,8 @@ def _method_runner(method, model, blocks, budget_bytes):
             budget = budget_bytes
         elif budget == "lowest":
             budget = "0%"
-        backend = remat.torch.backend(budget=budget, compiler=compiler)
+        backend = remat.torch.backend(budget=budget, compiler=compiler,
+                                      costs=costs)
         backend.partition = _TimedPartition(backend.partition)
         return (torch.compile(model, backend=backend, dynamic=False),
                 contextlib.nullcontext(), backend)
@@ -267,7 +268,7 @@ def child(args):
         args.child, with_loss(model), blocks,
         None if args.target is None else
         int(TARGET_MARGIN * int(args.target)) +
-        fixed_bytes(model, inputs, targets))
+        fixed_bytes(model, inputs, targets), args.costs)
     parameters = [p for p in model.parameters()]
     optimizer = torch.optim.SGD(parameters, lr=args.lr)
     losses = []
@@ -328,7 +329,7 @@ def run_method(args, method, reference, eager_step, target=None):
     command = [sys.executable, __file__, "--model", args.model,
                "--threads", str(args.threads), "--lr", str(args.lr),
                "--child", method, "--reference", reference,
-               "--eager-step", str(eager_step)]
+               "--eager-step", str(eager_step), "--costs", args.costs]
     for flag in ("batch", "sequence"):
         if getattr(args, flag):
             command += [f"--{flag}", str(getattr(args, flag))]
@@ -561,6 +562,9 @@ def main():
     parser.add_argument("--threads", type=int,
                         default=int(os.environ.get("OMP_NUM_THREADS", "1")))
     parser.add_argument("--lr", type=float, default=0.01)
+    parser.add_argument("--costs", default="flops",
+                        choices=["flops", "measured"],
+                        help="remat's op costs (remat.torch.partition)")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--svg", help="write the Pareto picture here")
     parser.add_argument("--replot", metavar="JSON",

@@ -45,18 +45,24 @@ _RUNNING_STATS = {"_native_batch_norm_legit_functional": (3, 4)}
 # statistics instead); should the old op appear, it is never recomputed.
 STATEFUL = frozenset(["native_batch_norm"])
 
+# Inductor's own prims, which its decompositions put in the joint graph:
+# max pooling that keeps each maximum's offset in its window (int8) and
+# turns the offsets into PyTorch's int64 indices for the backward.
+INDUCTOR_PRIMS = frozenset(["_low_memory_max_pool_with_offsets",
+                            "_low_memory_max_pool_offsets_to_indices"])
+
 # One FLOP per element of the (largest) output.
 ELEMENTWISE = frozenset("""
-    _to_copy abs add addcmul clamp clamp_max clamp_min clone copy cos div eq
-    erf exp expm1 fill flip full full_like ge gelu gelu_backward gt hardswish
-    hardswish_backward hardtanh hardtanh_backward le leaky_relu
-    leaky_relu_backward lift_fresh_copy log log1p logical_not lt masked_fill
-    maximum minimum mul native_dropout_backward ne neg new_empty
-    new_empty_strided new_full new_ones new_zeros ones ones_like pow
-    reciprocal relu rsqrt rsub scalar_tensor select_backward select_scatter
-    sigmoid sigmoid_backward sign silu silu_backward sin slice_backward
-    slice_scatter sqrt sub tanh tanh_backward threshold threshold_backward
-    where zeros zeros_like
+    _low_memory_max_pool_offsets_to_indices _to_copy abs add addcmul clamp
+    clamp_max clamp_min clone copy cos div eq erf exp expm1 fill flip full
+    full_like ge gelu gelu_backward gt hardswish hardswish_backward hardtanh
+    hardtanh_backward le leaky_relu leaky_relu_backward lift_fresh_copy log
+    log1p logical_not lt masked_fill maximum minimum mul
+    native_dropout_backward ne neg new_empty new_empty_strided new_full
+    new_ones new_zeros ones ones_like pow reciprocal relu rsqrt rsub
+    scalar_tensor select_backward select_scatter sigmoid sigmoid_backward sign
+    silu silu_backward sin slice_backward slice_scatter sqrt sub tanh
+    tanh_backward threshold threshold_backward where zeros zeros_like
 """.split())
 
 # One FLOP per element of the first tensor operand (reductions, gathers,
@@ -125,6 +131,7 @@ _RULES = {
     "convolution": lambda i, o, a: _convolution(i, o),
     "convolution_backward": lambda i, o, a: _convolution_backward(i, o, a),
     "max_pool2d_with_indices": lambda i, o, a: _pool(i, o, a),
+    "_low_memory_max_pool_with_offsets": lambda i, o, a: _pool(i, o, a),
     "max_pool2d_with_indices_backward": lambda i, o, a: numel(i[1]),
     "avg_pool2d": lambda i, o, a: _pool(i, o, a),
     "avg_pool2d_backward": lambda i, o, a: numel(i[1]),
@@ -194,12 +201,16 @@ def workspace_bytes(target, args, inputs, outputs, operand):
 
 
 def op_name(target):
-    """`aten.convolution.default` -> `convolution`; None for a target that
-    is not an aten op overload."""
+    """`aten.convolution.default` -> `convolution`, and the same for one of
+    `INDUCTOR_PRIMS`; None for any other target."""
     schema = getattr(target, "_schema", None)
-    if schema is None or not schema.name.startswith("aten::"):
+    if schema is None:
         return None
-    return schema.name[len("aten::"):]
+    namespace, _, name = schema.name.partition("::")
+    if namespace == "aten" or (namespace == "prims" and
+                               name in INDUCTOR_PRIMS):
+        return name
+    return None
 
 
 def mutates(target):

@@ -72,6 +72,22 @@ class TableTest(unittest.TestCase):
         self.assertEqual(aten.flops(op, ((3,), [4, 3], 0, 1), [(3,)],
                                     [(4, 3)]), 12)
 
+    def test_inductor_s_max_pool_prims_may_run_twice(self):
+        import torch._inductor.inductor_prims  # noqa: F401 (registers them)
+        prims = torch.ops.prims
+        pool = prims._low_memory_max_pool_with_offsets.default
+        to_indices = prims._low_memory_max_pool_offsets_to_indices.default
+        self.assertTrue(aten.may_recompute(pool))
+        self.assertTrue(aten.may_recompute(to_indices))
+        # A 3x3 window over each of 2x4x5x5 outputs.
+        args = ((2, 4, 10, 10), [3, 3], [2, 2], [1, 1], [1, 1], False)
+        self.assertEqual(aten.flops(pool, args, [(2, 4, 10, 10)],
+                                    [(2, 4, 5, 5), (2, 4, 5, 5)]), 200 * 9)
+        self.assertEqual(aten.flops(to_indices, (), [(2, 4, 5, 5)],
+                                    [(2, 4, 5, 5)]), 200)
+        # Other prims stay unknown.
+        self.assertIsNone(aten.op_name(prims.convert_element_type.default))
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,6 +5,7 @@ function also serves Dynamo's `aot_autograd`."""
 
 import copy
 import unittest
+import warnings
 
 import torch
 import torch.nn as nn
@@ -35,6 +36,7 @@ def _cnn():
     torch.manual_seed(0)
     model = nn.Sequential(
         nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+        nn.MaxPool2d(3, stride=2, padding=1),
         nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
         nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(8, 4))
     return model, torch.randn(4, 3, 16, 16)
@@ -120,6 +122,23 @@ class BackendGradientTest(unittest.TestCase):
 
     def test_cnn_with_batch_norm(self):
         self.check(_cnn, ["80%", "40%"])
+
+    def test_inductor_s_max_pool_may_be_recomputed(self):
+        # Inductor's decomposition pools with its own prims: the pool keeps
+        # int8 offsets, which a second prim turns into int64 indices for
+        # the backward. Both are in remat's table.
+        model, batch = _cnn()
+        backend = remat.torch.backend(budget="40%")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _step(model, batch, backend)
+        self.assertEqual([str(w.message) for w in caught
+                          if "no entry" in str(w.message)], [])
+        pool = [line for line in backend.partition.last_joint.splitlines()
+                if "prims._low_memory_max_pool" in line]
+        self.assertEqual(len(pool), 2, pool)
+        self.assertEqual([line for line in pool
+                          if "recompute = false" in line], [])
 
     def test_transformer_block(self):
         self.check(_transformer, ["80%", "40%"])
