@@ -28,25 +28,37 @@
 namespace remat {
 namespace {
 
-/// Residual blocks' fan-out, so that plans differ (a pre-activation
-/// ResNet-8, batch 2).
-std::unique_ptr<Graph> forwardGraph() {
-  return zooModel("resnet", {{"preact", "true"},
-                             {"block", "basic"},
-                             {"depth", "8"},
-                             {"batch", "2"},
-                             {"image", "16"}});
+/// A pre-activation ResNet-8 at batch 2: residual blocks' fan-out, so
+/// that plans differ.
+const ZooOptions kResNet = {{"preact", "true"}, {"block", "basic"},
+                            {"depth", "8"}, {"batch", "2"}, {"image", "16"}};
+
+/// A copy of `forward` and its builder (`PlanBuilder::differentiate`, told
+/// `setup`); null builder after a test failure.
+struct Differentiated {
+  std::unique_ptr<Graph> graph;
+  std::unique_ptr<PlanBuilder> builder;
+};
+
+Differentiated differentiateCopy(const Graph &forward,
+                                 const PlanBuilder::Setup &setup = {}) {
+  Differentiated result{forward.clone(), nullptr};
+  absl::StatusOr<std::unique_ptr<PlanBuilder>> builder =
+      PlanBuilder::differentiate(*result.graph, TrainingOptions(), setup);
+  EXPECT_TRUE(builder.ok()) << builder.status();
+  if (builder.ok())
+    result.builder = std::move(*builder);
+  return result;
 }
 
 TEST(PlanBuilderTest, EachBuildIsTheBuildFromTheForwardGraph) {
-  std::unique_ptr<Graph> forward = forwardGraph();
+  std::unique_ptr<Graph> forward = zooModel("resnet", kResNet);
   ASSERT_TRUE(forward);
-  std::unique_ptr<Graph> differentiated = forward->clone();
+  Differentiated differentiated = differentiateCopy(*forward);
+  ASSERT_TRUE(differentiated.builder);
+  PlanBuilder *builder = differentiated.builder.get();
   TrainingOptions options;
-  absl::StatusOr<std::unique_ptr<PlanBuilder>> builder =
-      PlanBuilder::differentiate(*differentiated, options, {});
-  ASSERT_TRUE(builder.ok()) << builder.status();
-  std::string base = printGraph((*builder)->graph());
+  std::string base = printGraph(builder->graph());
   // Several plans of the one builder, kept values and explicit schedules
   // (`ap-sqrtn`: the renumbered plain schedule its first build finds, its
   // second reuses).
@@ -56,9 +68,9 @@ TEST(PlanBuilderTest, EachBuildIsTheBuildFromTheForwardGraph) {
     absl::StatusOr<std::unique_ptr<Planner>> planner =
         options.plannerRegistry().create(name);
     ASSERT_TRUE(planner.ok()) << planner.status();
-    absl::StatusOr<BasePlan> plan = (*builder)->plan(**planner, std::nullopt);
+    absl::StatusOr<BasePlan> plan = builder->plan(**planner, std::nullopt);
     ASSERT_TRUE(plan.ok()) << plan.status();
-    absl::StatusOr<Trial> trial = (*builder)->build(name, *plan, {});
+    absl::StatusOr<Trial> trial = builder->build(name, *plan, {});
     ASSERT_TRUE(trial.ok()) << trial.status();
     ASSERT_TRUE(trial->build.graph);
     // The verifier is the caller's, for the one trial it keeps.
@@ -75,36 +87,33 @@ TEST(PlanBuilderTest, EachBuildIsTheBuildFromTheForwardGraph) {
     EXPECT_EQ(trial->build.report.peakBytesBefore, report->peakBytesBefore);
     EXPECT_EQ(trial->build.report.planner, name);
     // The next plan starts from the same graph.
-    EXPECT_EQ(printGraph((*builder)->graph()), base);
+    EXPECT_EQ(printGraph(builder->graph()), base);
   }
 }
 
 TEST(PlanBuilderTest, AJointGraphKeepsItsOwnGradients) {
-  std::unique_ptr<Graph> forward = forwardGraph();
+  std::unique_ptr<Graph> forward = zooModel("resnet", kResNet);
   ASSERT_TRUE(forward);
   // Differentiated once by remat, then given as a joint graph: the builder
   // adopts it, and its plain trial is the same plain autodiff.
-  std::unique_ptr<Graph> joint = forward->clone();
-  TrainingOptions options;
-  absl::StatusOr<std::unique_ptr<PlanBuilder>> own =
-      PlanBuilder::differentiate(*joint, options, {});
-  ASSERT_TRUE(own.ok()) << own.status();
+  Differentiated own = differentiateCopy(*forward);
+  ASSERT_TRUE(own.builder);
   unsigned forwardOps = forward->numOps();
-  std::unique_ptr<Graph> adopted = joint->clone();
-  absl::StatusOr<std::unique_ptr<PlanBuilder>> builder =
-      PlanBuilder::differentiate(*adopted, options,
-                                 {.jointForwardOps = forwardOps});
-  ASSERT_TRUE(builder.ok()) << builder.status();
-  EXPECT_EQ(adopted->numOps(), joint->numOps());
-  ASSERT_TRUE((*builder)->unbuiltPlainTrial());
-  EXPECT_EQ((*builder)->unbuiltPlainTrial()->peakBytes,
-            (*own)->unbuiltPlainTrial()->peakBytes);
+  Differentiated joint =
+      differentiateCopy(*own.graph, {.jointForwardOps = forwardOps});
+  ASSERT_TRUE(joint.builder);
+  EXPECT_EQ(joint.graph->numOps(), own.graph->numOps());
+  ASSERT_TRUE(joint.builder->unbuiltPlainTrial());
+  EXPECT_EQ(joint.builder->unbuiltPlainTrial()->peakBytes,
+            own.builder->unbuiltPlainTrial()->peakBytes);
   // A bound past the graph is no forward pass.
-  std::unique_ptr<Graph> bad = joint->clone();
+  std::unique_ptr<Graph> bad = own.graph->clone();
   absl::StatusOr<std::unique_ptr<PlanBuilder>> refused =
-      PlanBuilder::differentiate(*bad, options,
+      PlanBuilder::differentiate(*bad, TrainingOptions(),
                                  {.jointForwardOps = bad->numOps() + 1});
-  EXPECT_FALSE(refused.ok());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("is not a training graph"),
+            std::string::npos);
 }
 
 } // namespace
