@@ -12,12 +12,10 @@
 ///
 //===----------------------------------------------------------------------===//
 
-#include "Training/BudgetTrials.h"
+#include "Training/BudgetSearch.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
-
-#include "llvm/ADT/STLExtras.h"
 
 #include <algorithm>
 #include <memory>
@@ -25,9 +23,6 @@
 #include <vector>
 
 namespace remat {
-
-using namespace budget;
-
 namespace {
 
 /// The budgets, in percent of plain autodiff's peak, at which the sweep
@@ -45,60 +40,58 @@ absl::StatusOr<SweepReport> sweepTrainingPlans(const Graph &graph,
   // back to plain autodiff where it finds no bottleneck. Ids renumbered as
   // the budget search has them, so that both plan alike.
   std::unique_ptr<Graph> differentiated = graph.clone();
-  REMAT_ASSIGN_OR_RETURN(SearchBases bases,
-                         makeSearchBases(*differentiated, options,
-                                         /*trySummed=*/true,
-                                         /*keepPlainGraph=*/false));
-  int64_t plainPeak = bases.own().plain->peakBytes;
+  BudgetSearch search(options, {.trySummed = true, .keepPlainGraph = false});
+  REMAT_RETURN_IF_ERROR(search.differentiate(*differentiated));
+  int64_t plainPeak = search.plainPeakBytes();
+  const PlannerRegistry &planners = options.plannerRegistry();
+  std::vector<std::string> unbudgeted =
+      BudgetSearch::autoCandidates(graph, planners, CandidateSet::Sweep);
+  std::vector<std::string> budgeted =
+      BudgetSearch::autoCandidates(graph, planners, CandidateSet::SweepBudgets);
   std::vector<Trial> trials;
-  SweepReport sweep;
-  // Every plan of one base, labelled with its label, but plain autodiff.
-  auto tryAll = [&](const SearchBase &from) -> absl::Status {
-    for (const std::string &strategy :
-         autoCandidates(graph, options.plannerRegistry(), CandidateSet::Sweep)) {
-      if (strategy == "none")
+  // Every plan of one base, labelled with its label: plain autodiff, the
+  // planners that take no budget, then those that plan for one (the DP,
+  // XLA's pass, the min-cut, the AP baselines) at a few budgets across the
+  // range, the calibrated ones in fewer builds than a single budget gets.
+  auto tryAll = [&](int base) -> absl::Status {
+    trials.push_back(search.takePlain(base));
+    for (const std::string &planner : unbudgeted) {
+      if (planner == "none")
         continue;
       REMAT_ASSIGN_OR_RETURN(Trial trial,
-                             tryStrategy(from.graph, from.options,
-                                         {.planner = strategy,
-                                          .budget = plainPeak,
-                                          .keepGraph = false}));
-      trial.planner += from.label;
+                             search.tryPlanner(base, {.planner = planner,
+                                                      .budget = plainPeak,
+                                                      .keepGraph = false}));
       trials.push_back(std::move(trial));
     }
-    // The planners that plan for one budget (the DP, XLA's pass, the
-    // min-cut, the AP baselines) at a few budgets across the range, the
-    // calibrated ones in fewer builds than a single budget gets.
-    for (int percent : kSweepBudgetPercents) {
-      int64_t budget = plainPeak / 100 * percent;
-      for (const std::string &strategy :
-           autoCandidates(graph, options.plannerRegistry(),
-                          CandidateSet::SweepBudgets)) {
-        REMAT_ASSIGN_OR_RETURN(Trial trial,
-                               tryForBudget(from.graph, from.options,
-                                            {.planner = strategy,
-                                             .budget = budget,
-                                             .rounds = kSweepCalibrationRounds,
-                                             .keepGraph = false}));
-        trial.planner += from.label;
+    for (int percent : kSweepBudgetPercents)
+      for (const std::string &planner : budgeted) {
+        REMAT_ASSIGN_OR_RETURN(
+            Trial trial,
+            search.tryForBudget(base,
+                                {.planner = planner,
+                                 .budget = plainPeak / 100 * percent,
+                                 .rounds = kSweepCalibrationRounds,
+                                 .keepGraph = false}));
         trials.push_back(std::move(trial));
       }
-    }
     return absl::OkStatus();
   };
   // The options' own graph first, then summed at once where that lowers
   // plain autodiff's peak, as the budget search has them.
-  for (const std::unique_ptr<SearchBase> &from : llvm::reverse(bases.bases)) {
-    trials.push_back(std::move(*from->plain));
-    trials.back().planner += from->label;
-    REMAT_RETURN_IF_ERROR(tryAll(*from));
+  for (int base = search.numBases() - 1; base >= 0; --base) {
+    size_t first = trials.size();
+    REMAT_RETURN_IF_ERROR(tryAll(base));
+    for (size_t i = first; i < trials.size(); ++i)
+      trials[i].planner += search.label(base);
   }
+  SweepReport sweep;
   sweep.graph = graph.name().str();
   sweep.measuredCosts =
       options.measuredCosts != nullptr || options.costAttributesAreNanoseconds;
   sweep.peakBytesPlain = trials.front().peakBytes;
-  if (bases.floor)
-    sweep.peakFloorBytes = bases.floor->bytes;
+  if (search.floor())
+    sweep.peakFloorBytes = search.floor()->bytes;
   sweep.plansTried = int64_t(trials.size());
   // By rising peak, then falling cost, then the order tried; a plan stays
   // when it recomputes less than every plan of a lower peak.

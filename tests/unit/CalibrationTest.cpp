@@ -5,7 +5,7 @@
 //===----------------------------------------------------------------------===//
 //
 // `auto` calibrates the budget it tells a heuristic whose own estimate of the
-// peak misses the built graph's (src/Training/BudgetTrials.cpp,
+// peak misses the built graph's (src/Training/BudgetSearch.cpp,
 // `tryCalibrated`). A heuristic whose estimate is over every budget it is
 // told, though its plans fit, must still be told budgets between one that
 // fitted and one that overshot, as XLA's pass on Inductor's ResNet-50 is.

@@ -6,7 +6,7 @@
 ///
 /// \file
 /// `extern` ops (a framework's ops, known by their types and FLOPs), pinned
-/// ops (`recompute = false`) and `TrainingOptions::forwardOpIdBound`: a
+/// ops (`recompute = false`) and `buildJointTrainingGraph`: a
 /// training graph differentiated elsewhere, as PyTorch's joint graph arrives
 /// through the Python bridge, planned by remat's planners.
 ///
@@ -72,8 +72,14 @@ std::unique_ptr<Graph> parse(const std::string &text) {
 TrainingOptions jointOptions(std::string planner) {
   TrainingOptions options;
   options.planner = std::move(planner);
-  options.forwardOpIdBound = kForwardOps;
   return options;
+}
+
+/// The joint chain's training graph, built in place.
+absl::StatusOr<TrainingReport> buildJoint(Graph &graph,
+                                          const TrainingOptions &options,
+                                          unsigned forwardOps = kForwardOps) {
+  return buildJointTrainingGraph(graph, forwardOps, options);
 }
 
 /// The ops whose `node` attribute is `node`: the original and its copies.
@@ -126,7 +132,7 @@ TEST(JointGraphTest, SqrtnRecomputesTheChainPyTorchDifferentiated) {
   std::unique_ptr<Graph> graph = parse(jointChain());
   ASSERT_TRUE(graph);
   absl::StatusOr<TrainingReport> report =
-      buildTrainingGraph(*graph, jointOptions("sqrtn"));
+      buildJoint(*graph, jointOptions("sqrtn"));
   ASSERT_TRUE(report.ok()) << report.status();
   EXPECT_GT(report->flopsRecompute, 0);
   EXPECT_LT(report->peakBytesAfter, report->peakBytesBefore);
@@ -146,7 +152,7 @@ TEST(JointGraphTest, ABudgetIsMetOnAJointGraph) {
   ASSERT_TRUE(graph);
   TrainingOptions options = jointOptions("auto");
   options.budget = "50%";
-  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
+  absl::StatusOr<TrainingReport> report = buildJoint(*graph, options);
   ASSERT_TRUE(report.ok()) << report.status();
   ASSERT_TRUE(report->budgetMet.has_value());
   EXPECT_TRUE(*report->budgetMet);
@@ -162,8 +168,7 @@ TEST(JointGraphTest, APinnedOpIsNeverCopied) {
     TrainingOptions options = jointOptions(planner);
     if (options.planner == "auto")
       options.budget = "40%";
-    absl::StatusOr<TrainingReport> report =
-        buildTrainingGraph(*graph, options);
+    absl::StatusOr<TrainingReport> report = buildJoint(*graph, options);
     ASSERT_TRUE(report.ok()) << report.status();
     EXPECT_GT(report->flopsRecompute, 0);
     EXPECT_EQ(opsOfNode(*graph, "h2"), 1);
@@ -176,9 +181,8 @@ TEST(JointGraphTest, APinnedOpIsNeverCopied) {
 TEST(JointGraphTest, ABoundThatIsNoForwardPassIsAnError) {
   std::unique_ptr<Graph> graph = parse(jointChain());
   ASSERT_TRUE(graph);
-  TrainingOptions options = jointOptions("sqrtn");
-  options.forwardOpIdBound = graph->numOps() + 1;
-  absl::StatusOr<TrainingReport> report = buildTrainingGraph(*graph, options);
+  absl::StatusOr<TrainingReport> report =
+      buildJoint(*graph, jointOptions("sqrtn"), graph->numOps() + 1);
   ASSERT_FALSE(report.ok());
   EXPECT_THAT(report.status().message(),
               HasSubstr("is not a training graph whose first"));

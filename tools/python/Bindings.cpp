@@ -109,11 +109,10 @@ py::dict planTrainingGraph(const py::object &textObject,
   options.costAttributesAreNanoseconds = costUnit == "ns";
   options.planner = planner;
   options.budget = std::move(budget);
-  options.forwardOpIdBound = forwardOps;
   absl::StatusOr<TrainingReport> report;
   {
     py::gil_scoped_release release;
-    report = buildTrainingGraph(**graph, options);
+    report = buildJointTrainingGraph(**graph, forwardOps, options);
   }
   if (!report.ok())
     raise(report.status());

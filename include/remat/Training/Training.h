@@ -18,6 +18,7 @@
 #include "remat/IO/Report.h"
 #include "remat/Pass/Autodiff.h"
 #include "remat/Pass/PassManager.h"
+#include "remat/Pass/Planner.h"
 
 #include "absl/status/statusor.h"
 #include "llvm/ADT/StringRef.h"
@@ -32,7 +33,6 @@
 namespace remat {
 
 class Graph;
-class PlannerRegistry;
 
 /// The planner that searches plans within a budget.
 inline constexpr llvm::StringLiteral kAutoPlanner = "auto";
@@ -49,12 +49,6 @@ struct TrainingOptions {
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
   AutodiffOptions autodiff;
-  /// Set when the graph arrives differentiated by another autodiff (the
-  /// joint graph of PyTorch's AOT Autograd): its ops with an id below this
-  /// bound are the forward pass, numbered in schedule order before every
-  /// gradient op. Autodiff and the search of aggregations are then skipped;
-  /// `autodiff` is unused. None: the graph is a forward graph.
-  std::optional<unsigned> forwardOpIdBound;
   /// With a budget and the planner `auto`, also searches the plans of the
   /// graph differentiated with every partial gradient summed at once
   /// (`aggregateCount` 2, `aggregateBytes` 0) where that lowers plain
@@ -96,7 +90,9 @@ struct TrainingOptions {
   /// gap); none by default.
   std::function<void(llvm::StringRef)> onProgress;
 
-  const PlannerRegistry &plannerRegistry() const;
+  const PlannerRegistry &plannerRegistry() const {
+    return registry ? *registry : PlannerRegistry::global();
+  }
 };
 
 /// The timings of a pipeline run, as reports list them.
@@ -123,6 +119,16 @@ std::vector<ReportPassTime> reportPassTimes(const PipelineResult &result);
 /// `peakFloorBytes`, except after `finalPipeline`).
 absl::StatusOr<TrainingReport> buildTrainingGraph(Graph &graph,
                                                   const TrainingOptions &options);
+
+/// `buildTrainingGraph` for a graph that arrives differentiated by another
+/// autodiff (the joint graph of PyTorch's AOT Autograd): `joint` is its
+/// training graph, whose ops with an id below `forwardOps` are the forward
+/// pass, numbered in schedule order before every gradient op. Autodiff and
+/// the search of aggregations are skipped (`options.autodiff` is unused).
+/// Errors also when the first `forwardOps` ops are not so numbered.
+absl::StatusOr<TrainingReport>
+buildJointTrainingGraph(Graph &joint, unsigned forwardOps,
+                        const TrainingOptions &options);
 
 /// Builds every plan the `auto` planner tries on copies of `graph` (which
 /// is left as it is) and returns the Pareto curve of their final simulated

@@ -12,7 +12,7 @@
 /// planner needs nothing else; the framework runs the copies the rewrite
 /// makes, which keep every attribute. They have no gradient rule and no
 /// kernel: a graph of them arrives differentiated
-/// (`TrainingOptions::forwardOpIdBound`).
+/// (`buildJointTrainingGraph`).
 ///
 //===----------------------------------------------------------------------===//
 
