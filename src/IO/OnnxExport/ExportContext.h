@@ -112,6 +112,9 @@ struct OnnxForm {
 /// and kernel are). Leaves have none: they become graph inputs.
 class LoweringTable {
 public:
+  /// Every op family's lowerings (the functions below), and the refusals.
+  LoweringTable();
+
   /// Gives `kind`, a registered op kind with no form yet (asserted: a
   /// programming error), its lowering.
   void add(llvm::StringRef kind, Lowering lower);
