@@ -53,7 +53,6 @@ int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
   return smallestFloatInput(node, infos, std::max<int64_t>(written / 4, 64));
 }
 
-
 int pinToOps(OnnxGraph &graph, Waits &waits, llvm::ArrayRef<OpNodes> ops,
              int64_t minBytes) {
   waits.beginStep();
