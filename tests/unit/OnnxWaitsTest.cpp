@@ -43,11 +43,16 @@ onnx::ModelProto twoNodes() {
   return model;
 }
 
-TEST(OnnxWaitsTest, AWaitReadsItsInputLessTheZeroInTheInputsType) {
+class OnnxWaitsTest : public ::testing::Test {
+protected:
+  void SetUp() override { ASSERT_TRUE(graph.index().ok()); }
+
   onnx::ModelProto model = twoNodes();
-  OnnxGraph graph(model);
-  ASSERT_TRUE(graph.index().ok());
-  Waits waits(graph);
+  OnnxGraph graph{model};
+  Waits waits{graph};
+};
+
+TEST_F(OnnxWaitsTest, AWaitReadsItsInputLessTheZeroInTheInputsType) {
   NodeBuilder at(graph, "a");
   onnx::NodeProto &relu = *graph.proto().mutable_node(0);
   // a = Relu(x) waits for b, a double: x is read as x - Cast<float>(z).
@@ -71,11 +76,7 @@ TEST(OnnxWaitsTest, AWaitReadsItsInputLessTheZeroInTheInputsType) {
   EXPECT_EQ(read->bytes, 32);
 }
 
-TEST(OnnxWaitsTest, AZeroIsReusedWithinItsStepOnly) {
-  onnx::ModelProto model = twoNodes();
-  OnnxGraph graph(model);
-  ASSERT_TRUE(graph.index().ok());
-  Waits waits(graph);
+TEST_F(OnnxWaitsTest, AZeroIsReusedWithinItsStepOnly) {
   NodeBuilder at(graph, "t");
   std::string zero = waits.zeroOf(at, "a", DType::F32);
   int nodes = graph.proto().node_size();

@@ -8,28 +8,20 @@
 
 #include <fmt/format.h>
 
+#include <iterator>
+
 namespace remat::onnxexport {
 
 int onnxElementType(DType dtype) {
-  switch (dtype) {
-  case DType::F32:
-    return onnx::TensorProto::FLOAT;
-  case DType::F64:
-    return onnx::TensorProto::DOUBLE;
-  case DType::F16:
-    return onnx::TensorProto::FLOAT16;
-  case DType::BF16:
-    return onnx::TensorProto::BFLOAT16;
-  case DType::I8:
-    return onnx::TensorProto::INT8;
-  case DType::I32:
-    return onnx::TensorProto::INT32;
-  case DType::I64:
-    return onnx::TensorProto::INT64;
-  case DType::Bool:
-    return onnx::TensorProto::BOOL;
-  }
-  llvm_unreachable("unknown dtype");
+  // By DType's enumerators, in their order.
+  static constexpr int kTypes[] = {
+      onnx::TensorProto::FLOAT, onnx::TensorProto::DOUBLE,
+      onnx::TensorProto::FLOAT16, onnx::TensorProto::BFLOAT16,
+      onnx::TensorProto::INT8, onnx::TensorProto::INT32,
+      onnx::TensorProto::INT64, onnx::TensorProto::BOOL};
+  static_assert(std::size(kTypes) == size_t(DType::Bool) + 1,
+                "one ONNX type per DType");
+  return kTypes[size_t(dtype)];
 }
 
 DType floatDType(int onnxType) {
