@@ -115,20 +115,14 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
   REMAT_ASSIGN_OR_RETURN(std::optional<int64_t> pinned,
                          integerOption(args, "pinned-node-bytes", 0));
   options.pinnedNodeBytes = pinned.value_or(options.pinnedNodeBytes);
-  IdleBufferReplay idle;
   REMAT_ASSIGN_OR_RETURN(bool hideGiven,
                          replayRounds(args, "hide-idle-buffers",
                                       options.forceDependencies,
                                       options.idleBufferRounds));
-  if (hideGiven && options.idleBufferRounds > 0)
-    options.idleBuffers = &idle;
-  PeakOrderReplay order;
   REMAT_ASSIGN_OR_RETURN(bool orderGiven,
                          replayRounds(args, "peak-order-rounds",
                                       options.forceDependencies,
                                       options.peakOrderRounds));
-  if (orderGiven && options.peakOrderRounds > 0)
-    options.peakOrder = &order;
   REMAT_ASSIGN_OR_RETURN(auto graph, parseGraphFile(path));
   TensorMap weights;
   if (params) {
@@ -140,22 +134,23 @@ absl::Status runExportCommand(const ParsedArgs &args, CommandContext &ctx) {
                                           ctx.err));
     options.initializers = &weights;
   }
-  REMAT_ASSIGN_OR_RETURN(std::string bytes, exportOnnx(*graph, options));
+  REMAT_ASSIGN_OR_RETURN(OnnxExport exported, exportOnnx(*graph, options));
   disposeGraph(std::move(graph), ctx);
-  if (options.peakOrder)
+  // The replays' figures, for the steps asked for by name.
+  if (const auto &order = exported.peakOrder; order && orderGiven)
     ctx.err << fmt::format("remat: ONNX Runtime's order, replayed: peak {} "
                            "live bytes, {} after {} waits (the schedule's: "
                            "{})\n",
-                           order.peakBefore, order.peakAfter, order.waits,
-                           order.schedulePeak);
-  if (options.idleBuffers)
+                           order->peakBefore, order->peakAfter, order->waits,
+                           order->schedulePeak);
+  if (const auto &idle = exported.idleBuffers; idle && hideGiven)
     ctx.err << fmt::format("remat: ONNX Runtime's allocation planner, "
                            "replayed: peak {} bytes, {} after hiding {} "
                            "tensors ({} with no buffer held for reuse)\n",
-                           idle.peakBefore, idle.peakAfter, idle.hidden,
-                           idle.peakLive);
+                           idle->peakBefore, idle->peakAfter, idle->hidden,
+                           idle->peakLive);
   return writeOutput(output, ctx.out,
-                     [&](llvm::raw_ostream &os) { os << bytes; });
+                     [&](llvm::raw_ostream &os) { os << exported.model; });
 }
 
 } // namespace

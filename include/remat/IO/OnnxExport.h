@@ -35,6 +35,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace remat {
@@ -82,21 +83,29 @@ struct OnnxExportOptions {
   /// see the runtime's fusions, and docs/export.md has a model where the
   /// waits raised the measured peak.
   int peakOrderRounds = 0;
-  /// Where given, what the waits' replay of the runtime's order found.
-  PeakOrderReplay *peakOrder = nullptr;
   /// With them, the dims of the tensors whose buffers ONNX Runtime's
   /// planner would hold idle at the step's peak are hidden from it, round by
   /// round until none is, at most this many rounds (docs/export.md); 0:
   /// none. What it saved on the models measured, and what it costs with the
   /// runtime's arena off, is in docs/export.md.
   int idleBufferRounds = 1000;
-  /// Where given, what the hiding's replay of the planner found.
-  IdleBufferReplay *idleBuffers = nullptr;
 };
 
-/// The serialized ModelProto of `graph`, a verified training graph.
-absl::StatusOr<std::string> exportOnnx(const Graph &graph,
-                                       const OnnxExportOptions &options = {});
+/// An exported model and what its steps' replays found.
+struct OnnxExport {
+  /// The serialized ModelProto.
+  std::string model;
+  /// What the peak-order waits' replay of the runtime's order found, where
+  /// they ran (`peakOrderRounds`).
+  std::optional<PeakOrderReplay> peakOrder;
+  /// What the hiding's replay of the planner found, where it ran
+  /// (`idleBufferRounds`).
+  std::optional<IdleBufferReplay> idleBuffers;
+};
+
+/// The ONNX model of `graph`, a verified training graph.
+absl::StatusOr<OnnxExport> exportOnnx(const Graph &graph,
+                                      const OnnxExportOptions &options = {});
 
 } // namespace remat
 

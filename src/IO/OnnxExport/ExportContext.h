@@ -1,21 +1,22 @@
-//===- ExportContext.h - State of one ONNX export ----------------*- C++ -*-===//
+//===- ExportContext.h - What an op's lowering sees --------------*- C++ -*-===//
 //
 // Part of the remat project.
 //
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// What the op lowerings of the ONNX exporter share: the GraphProto being
-/// written, the ONNX name of every remat value, fresh names for the nodes a
-/// lowering adds, and constants. One lowering per op kind, registered by op
+/// What an op's lowering sees: the op, the ONNX names of its operands, and a
+/// NodeBuilder for its nodes. One lowering per op kind, registered by op
 /// family (LowerElementwise.cpp, LowerNeural.cpp, LowerNormalization.cpp,
-/// LowerShape.cpp); a lowering defines every result of its op under the
-/// result's remat name.
+/// LowerShape.cpp) against the op's definition; a lowering defines every
+/// result of its op under the result's remat name.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SRC_IO_ONNXEXPORT_EXPORTCONTEXT_H
 #define REMAT_SRC_IO_ONNXEXPORT_EXPORTCONTEXT_H
+
+#include "OnnxGraph.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/IR/OpRegistry.h"
@@ -23,42 +24,30 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
-#include "llvm/ADT/StringSet.h"
-
-#include <onnx/onnx_pb.h>
 
 #include <fmt/format.h>
 
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace remat::onnxexport {
 
-/// The ONNX element type of `dtype`.
-int onnxElementType(DType dtype);
+/// The ONNX name of each remat value lowered so far.
+using ValueNames = llvm::DenseMap<const Value *, std::string>;
 
-/// One attribute of a node, built by the helpers below.
-using NodeAttr = onnx::AttributeProto;
-NodeAttr intAttr(llvm::StringRef name, int64_t value);
-NodeAttr floatAttr(llvm::StringRef name, double value);
-NodeAttr intsAttr(llvm::StringRef name, llvm::ArrayRef<int64_t> values);
-NodeAttr stringAttr(llvm::StringRef name, llvm::StringRef value);
-
-class ExportContext {
+/// The op being lowered: its signature (attributes with defaults), the
+/// ONNX names of its operands, and a NodeBuilder naming nodes after its
+/// first result.
+class ExportContext : public NodeBuilder {
 public:
-  explicit ExportContext(onnx::GraphProto &graph) : graph_(graph) {}
+  ExportContext(OnnxGraph &graph, const ValueNames &names, const Op &op);
 
-  /// The op being lowered, its signature (attributes with defaults) and the
-  /// types of its operands and results.
-  void setOp(const Op *op);
-  const Op &op() const { return *op_; }
-  const OpSignature &sig() const { return *signature_; }
+  const Op &op() const { return op_; }
+  const OpSignature &sig() const { return signature_; }
   const Type &operandType(unsigned i) const { return operandTypes_[i]; }
   const Type &resultType(unsigned i = 0) const {
-    return op_->result(i)->type();
+    return op_.result(i)->type();
   }
   int64_t getInt(llvm::StringRef name) const { return sig().getInt(name); }
   double getFloat(llvm::StringRef name) const { return sig().getFloat(name); }
@@ -68,33 +57,16 @@ public:
   }
 
   /// The ONNX name operand `i` of the op is read under.
-  const std::string &operand(unsigned i) const;
+  const std::string &operand(unsigned i) const { return operandNames_[i]; }
   /// The ONNX name of result `i`: the value's own name.
-  std::string result(unsigned i = 0) const;
+  std::string result(unsigned i = 0) const {
+    return op_.result(i)->name().str();
+  }
+  /// Reads operand `i` as `name` instead (a forced data dependency).
+  void rebindOperand(unsigned i, std::string name) {
+    operandNames_[i] = std::move(name);
+  }
 
-  /// Adds a node computing `outputs` (names, unique in the model) from
-  /// `inputs` (an empty name is an absent optional input).
-  void emit(llvm::StringRef opType, std::vector<std::string> inputs,
-            std::vector<std::string> outputs, std::vector<NodeAttr> attrs = {});
-  /// Adds a node with one output of a fresh name, and returns the name.
-  std::string temp(llvm::StringRef opType, std::vector<std::string> inputs,
-                   std::vector<NodeAttr> attrs = {});
-  /// A fresh name for a value the lowering computes, derived from the op's
-  /// (or from `setNameBase`'s, for nodes a pass adds for another node).
-  std::string freshName(llvm::StringRef hint);
-  void setNameBase(std::string base) { nameBase_ = std::move(base); }
-
-  /// Constants, as initializers (a runtime folds them, never recomputes).
-  std::string int64s(llvm::ArrayRef<int64_t> values);
-  std::string scalar(double value, DType dtype);
-  std::string scalarBool(bool value);
-  std::string floats(llvm::ArrayRef<double> values,
-                     llvm::ArrayRef<int64_t> shape, DType dtype);
-  std::string bools(const std::vector<bool> &values,
-                    llvm::ArrayRef<int64_t> shape);
-
-  /// `name` read with the dims `shape` (a Reshape; free in every runtime).
-  std::string reshaped(const std::string &name, llvm::ArrayRef<int64_t> shape);
   /// `fill` of dims `shape` and dtype `dtype`, computed from the tensor
   /// `like` (`Expand(makeZero(like) + fill, shape)`), so that no runtime
   /// folds a tensor of that size into a constant held for the session.
@@ -104,27 +76,7 @@ public:
                          llvm::ArrayRef<int64_t> shape, double fill,
                          DType dtype);
 
-  /// `+0` once the tensor `name` (of `dtype`, at least one element) exists:
-  /// its first element cast to bool and back (0 or 1, for every value), times
-  /// 0. A node that reads it waits for the
-  /// tensor, by data (docs/export.md). Made anew by `makeZero`, once per
-  /// tensor by `zeroFrom` (for nodes added in order after it).
-  std::string makeZero(const std::string &name, DType dtype);
-  std::string zeroFrom(const std::string &name, DType dtype);
-
-  /// Keeps fresh names off `name` (every remat value's name, up front).
-  void reserve(llvm::StringRef name);
-  /// Binds `value` to the ONNX name `name` (leaves, forced operands).
-  void bind(const Value *value, std::string name);
-  /// The ONNX name `value` was bound to.
-  const std::string &nameOf(const Value *value) const {
-    return names_.find(value)->second;
-  }
-  /// Reads operand `i` of the current op as `name` instead (a forced data
-  /// dependency).
-  void rebindOperand(unsigned i, std::string name);
-
-  /// `file: error: '%v = op': message`-style error about the current op.
+  /// `file: error: '%v = op': message`-style error about the op.
   template <typename... Args>
   absl::Status error(fmt::format_string<Args...> format, Args &&...args) const {
     return opError(fmt::format(format, std::forward<Args>(args)...));
@@ -132,16 +84,10 @@ public:
   absl::Status opError(const std::string &message) const;
 
 private:
-  onnx::GraphProto &graph_;
-  const Op *op_ = nullptr;
+  const Op &op_;
   llvm::SmallVector<Type, 4> operandTypes_;
-  std::optional<OpSignature> signature_;
+  OpSignature signature_;
   std::vector<std::string> operandNames_;
-  llvm::DenseMap<const Value *, std::string> names_;
-  llvm::StringSet<> taken_;
-  llvm::StringMap<std::string> zeros_;
-  std::string nameBase_;
-  int nextTemp_ = 0;
 };
 
 /// `opType` (ReduceSum, ReduceMean, ReduceMax) of `x` over `axes` (at least
@@ -152,9 +98,41 @@ std::string reduce(ExportContext &ctx, llvm::StringRef opType,
                    const std::string &x, llvm::ArrayRef<int64_t> axes,
                    bool keepdims, std::string output = "");
 
-/// Lowers the current op of `ctx`.
+/// Lowers the op of `ctx`.
 using Lowering = absl::Status (*)(ExportContext &ctx);
-using LoweringTable = llvm::StringMap<Lowering>;
+
+/// How an op kind is exported: its lowering, or, where it has none, why
+/// (the error the export gives).
+struct OnnxForm {
+  Lowering lower = nullptr;
+  std::string refusal;
+};
+
+/// Every op kind's form, found from its op definition (as its gradient rule
+/// and kernel are). Leaves have none: they become graph inputs.
+class LoweringTable {
+public:
+  /// Every op family's lowerings (the functions below), and the refusals.
+  LoweringTable();
+
+  /// Gives `kind`, a registered op kind with no form yet (asserted: a
+  /// programming error), its lowering.
+  void add(llvm::StringRef kind, Lowering lower);
+  /// Refuses `kind` with `why`, the whole error message.
+  void refuse(llvm::StringRef kind, std::string why);
+  /// The form of `def`'s ops; null where it has none.
+  const OnnxForm *find(const OpDef &def) const {
+    auto it = forms_.find(&def);
+    return it == forms_.end() ? nullptr : &it->second;
+  }
+
+private:
+  OnnxForm &form(llvm::StringRef kind);
+  llvm::DenseMap<const OpDef *, OnnxForm> forms_;
+};
+
+/// The forms of the ops of OpRegistry::global(), built on first use.
+const LoweringTable &onnxForms();
 
 void addElementwiseLowerings(LoweringTable &table);
 void addNeuralLowerings(LoweringTable &table);

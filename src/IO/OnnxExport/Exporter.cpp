@@ -5,26 +5,31 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// Walks the training graph in schedule order: leaves become graph inputs
-/// (and initializers where weights are given), every other op goes through
-/// its lowering, the order the runtime must keep becomes forced data
-/// dependencies, and the outputs are ordered loss, gradients, the rest. The model is checked
-/// by ONNX's checker before it is returned.
+/// The export as a sequence of steps over one OnnxGraph. Lowering walks the
+/// training graph in schedule order: leaves become graph inputs (and
+/// initializers where weights are given), every other op goes through the
+/// lowering its op definition has, and the forced order (ForcedOrder.h)
+/// turns the order the runtime must keep into data dependencies. The
+/// outputs are ordered loss, gradients, the rest. Then, on the indexed
+/// graph, the pins (PinOrder.h), the peak-order waits (PeakOrder.h) and the
+/// idle-buffer hiding (IdleBuffers.h), each returning what it found. The
+/// model is checked by ONNX's checker before it is returned.
 ///
 //===----------------------------------------------------------------------===//
 
 #include "remat/IO/OnnxExport.h"
 
 #include "ExportContext.h"
+#include "ForcedOrder.h"
 #include "IdleBuffers.h"
 #include "PeakOrder.h"
 #include "PinOrder.h"
+#include "Waits.h"
 
 #include "remat/IR/Diagnostics.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -37,34 +42,6 @@
 namespace remat {
 namespace onnxexport {
 namespace {
-
-/// The ops no ONNX form replays exactly.
-absl::Status unexportable(ExportContext &ctx) {
-  llvm::StringRef kind = ctx.op().kind();
-  if (kind == "dropout")
-    return ctx.error("dropout has no ONNX form that replays remat's mask "
-                     "(ONNX's Dropout and RandomUniform draw other numbers), "
-                     "so a recomputed copy could not match; export a graph "
-                     "without dropout (rate 0)");
-  return ctx.error("{} belongs to a graph on several devices, which one ONNX "
-                   "model cannot run",
-                   kind.str());
-}
-
-const LoweringTable &lowerings() {
-  static const LoweringTable table = [] {
-    LoweringTable t;
-    addElementwiseLowerings(t);
-    addNeuralLowerings(t);
-    addNormalizationLowerings(t);
-    addShapeLowerings(t);
-    t["dropout"] = unexportable;
-    t["all_reduce"] = unexportable;
-    t["transfer"] = unexportable;
-    return t;
-  }();
-  return table;
-}
 
 onnx::ValueInfoProto valueInfo(const Value &value) {
   onnx::ValueInfoProto info;
@@ -90,129 +67,6 @@ void addInitializer(onnx::GraphProto &graph, const std::string &name,
   proto.set_raw_data(std::string(reinterpret_cast<const char *>(view.raw()),
                                  size_t(tensor.type().byteSize())));
 }
-
-/// Whether an op can wait for `value` by data: a zero is made from its
-/// first element (`ExportContext::zeroFrom`).
-bool isAwaitable(const Value &value) {
-  return isFloatDType(value.type().dtype()) && value.type().numElements() > 0;
-}
-
-/// The value an op's dependents wait for: its first awaitable result.
-const Value *awaitedResult(const Op &op) {
-  for (const Value *result : op.results())
-    if (isAwaitable(*result))
-      return result;
-  return nullptr;
-}
-
-/// The runtime's order follows data alone (ONNX Runtime's default is a
-/// depth-first walk back from the unread nodes: a node runs just before its
-/// first reader, and unread ones, the parameter gradients, all at the
-/// end). So the current op also waits, by data, for the ops it follows by
-/// control and for the unread results scheduled before it: its smallest
-/// float operand `k` is read as `k - (z1 + z2 + ...)`, each `z` a zero that
-/// exists only once its value does (docs/export.md).
-class ForcedOrder {
-public:
-  explicit ForcedOrder(ExportContext &ctx) : ctx_(ctx) {}
-
-  absl::Status apply() {
-    const Op &op = ctx_.op();
-    std::vector<const Value *> awaited;
-    for (const Op *trigger : op.controlDeps()) {
-      const Value *value = awaitedResult(*trigger);
-      if (!value)
-        return ctx_.error("its control dependency on '{}' has no ONNX form: "
-                          "the op has no float result to wait for",
-                          trigger->describe());
-      awaited.push_back(value);
-    }
-    awaitedZero_.clear();
-    int slot = smallestFloatOperand(op);
-    if (slot < 0 && !awaited.empty())
-      return ctx_.error("its control dependencies have no ONNX form: no "
-                        "float operand to carry them");
-    if (slot < 0)
-      return absl::OkStatus();
-    llvm::append_range(awaited, unread_);
-    unread_.clear();
-    if (awaited.empty())
-      return absl::OkStatus();
-    DType dtype = op.operand(unsigned(slot))->type().dtype();
-    std::string total;
-    for (const Value *value : awaited) {
-      std::string zero =
-          ctx_.zeroFrom(ctx_.nameOf(value), value->type().dtype());
-      if (value->type().dtype() != dtype)
-        zero = ctx_.temp("Cast", {zero},
-                         {intAttr("to", onnxElementType(dtype))});
-      total = total.empty() ? zero : ctx_.temp("Add", {total, zero});
-    }
-    ctx_.rebindOperand(unsigned(slot),
-                       ctx_.temp("Sub", {ctx_.operand(unsigned(slot)), total}));
-    awaitedZero_ = total;
-    awaitedDType_ = dtype;
-    return absl::OkStatus();
-  }
-
-  /// What the op's nodes follow (PinOrder.h): the zero its rebound operand
-  /// waits for, else its operand written last (none where every operand is
-  /// a leaf).
-  OpNodes follows(int begin, int end) const {
-    const Op &op = ctx_.op();
-    OpNodes nodes{&op, begin, end};
-    if (!awaitedZero_.empty()) {
-      nodes.follows = awaitedZero_;
-      nodes.dtype = awaitedDType_;
-      nodes.followsZero = true;
-      return nodes;
-    }
-    const Value *latest = nullptr;
-    for (const Value *operand : op.operands())
-      if (isAwaitable(*operand) && !operand->producer()->hasFlag(OpFlagLeaf) &&
-          (!latest || position_.lookup(operand->producer()) >
-                          position_.lookup(latest->producer())))
-        latest = operand;
-    if (latest) {
-      nodes.follows = ctx_.nameOf(latest);
-      nodes.dtype = latest->type().dtype();
-    }
-    return nodes;
-  }
-
-  /// Notes the lowered op: the next op waits for each of its results that
-  /// nothing reads. Those of an op whose other results are read count too:
-  /// a batch norm's gradient has its input's gradient read on, and the
-  /// nodes of its scale's and bias's, left unread, would run at the step's
-  /// end, holding two activation-sized operands until then.
-  void lowered(const Op &op) {
-    position_[&op] = int(position_.size());
-    for (const Value *result : op.results())
-      if (result->uses().empty() && isAwaitable(*result))
-        unread_.push_back(result);
-  }
-
-private:
-  static int smallestFloatOperand(const Op &op) {
-    int slot = -1;
-    for (unsigned i = 0; i < op.numOperands(); ++i) {
-      const Type &type = op.operand(i)->type();
-      if (isFloatDType(type.dtype()) &&
-          (slot < 0 ||
-           type.byteSize() < op.operand(unsigned(slot))->type().byteSize()))
-        slot = int(i);
-    }
-    return slot;
-  }
-
-  ExportContext &ctx_;
-  std::vector<const Value *> unread_;
-  /// The zero the current op's rebound operand waits for.
-  std::string awaitedZero_;
-  DType awaitedDType_ = DType::F32;
-  /// Each lowered op's place in the schedule.
-  llvm::DenseMap<const Op *, int> position_;
-};
 
 /// The outputs in the export's order: the loss, every param's gradient in
 /// param order, then the others as the graph lists them.
@@ -277,8 +131,8 @@ absl::Status checkExportable(const Graph &graph,
 
 using namespace onnxexport;
 
-absl::StatusOr<std::string> exportOnnx(const Graph &graph,
-                                       const OnnxExportOptions &options) {
+absl::StatusOr<OnnxExport> exportOnnx(const Graph &graph,
+                                      const OnnxExportOptions &options) {
   REMAT_RETURN_IF_ERROR(checkExportable(graph, options));
   onnx::ModelProto model;
   model.set_ir_version(8);
@@ -289,18 +143,19 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
   onnx::GraphProto &proto = *model.mutable_graph();
   proto.set_name(graph.name().str());
 
-  ExportContext ctx(proto);
+  OnnxGraph onnxGraph(model);
   for (const Op &op : graph.ops())
     for (const Value *result : op.results())
-      ctx.reserve(result->name());
-  ForcedOrder order(ctx);
-  std::vector<OpNodes> opNodes;
-  const LoweringTable &table = lowerings();
+      onnxGraph.reserve(result->name());
+  ValueNames names;
+  Waits waits(onnxGraph);
+  ForcedOrder order(waits, names);
+  const LoweringTable &forms = onnxForms();
   for (const Op &op : graph.ops()) {
     if (op.hasFlag(OpFlagLeaf)) {
       const Value &leaf = *op.result();
       *proto.add_input() = valueInfo(leaf);
-      ctx.bind(&leaf, leaf.name().str());
+      names[&leaf] = leaf.name().str();
       if (options.initializers) {
         auto it = options.initializers->find(leaf.name());
         if (it != options.initializers->end()) {
@@ -312,44 +167,36 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
       }
       continue;
     }
-    auto lowering = table.find(op.kind());
-    if (lowering == table.end())
+    const OnnxForm *form = forms.find(op.def());
+    if (!form)
       return opError(op, fmt::format("op '{}' has no ONNX lowering",
                                      op.kind().str()));
-    ctx.setOp(&op);
+    if (!form->lower)
+      return opError(op, form->refusal);
+    ExportContext ctx(onnxGraph, names, op);
     if (options.forceDependencies)
-      REMAT_RETURN_IF_ERROR(order.apply());
+      REMAT_RETURN_IF_ERROR(order.apply(ctx));
     // The lowering's own nodes: not those of the zero it may wait for.
     int begin = proto.node_size();
-    REMAT_RETURN_IF_ERROR(lowering->second(ctx));
+    REMAT_RETURN_IF_ERROR(form->lower(ctx));
     if (options.forceDependencies)
-      opNodes.push_back(order.follows(begin, proto.node_size()));
-    order.lowered(op);
+      order.lowered(op, begin, proto.node_size());
     for (const Value *result : op.results())
-      ctx.bind(result, result->name().str());
+      names[result] = result->name().str();
   }
   for (const Value *output : orderedOutputs(graph))
     *proto.add_output() = valueInfo(*output);
+  OnnxExport result;
   if (options.forceDependencies) {
-    REMAT_ASSIGN_OR_RETURN(TensorInfos infos, TensorInfos::infer(model));
-    REMAT_RETURN_IF_ERROR(
-        pinToOps(model, ctx, opNodes, options.pinnedNodeBytes, infos));
-    if (options.peakOrderRounds > 0) {
-      REMAT_ASSIGN_OR_RETURN(
-          PeakOrderReplay order,
-          orderPeakAsScheduled(model, ctx, infos, options.peakOrderRounds,
-                               options.pinnedNodeBytes));
-      if (options.peakOrder)
-        *options.peakOrder = order;
-    }
-    if (options.idleBufferRounds > 0) {
-      REMAT_ASSIGN_OR_RETURN(
-          IdleBufferReplay idle,
-          hideIdleBuffers(model, ctx, infos, options.idleBufferRounds,
-                          options.pinnedNodeBytes));
-      if (options.idleBuffers)
-        *options.idleBuffers = idle;
-    }
+    REMAT_RETURN_IF_ERROR(onnxGraph.index());
+    pinToOps(onnxGraph, waits, order.takeOpNodes(), options.pinnedNodeBytes);
+    if (options.peakOrderRounds > 0)
+      result.peakOrder =
+          orderPeakAsScheduled(onnxGraph, waits, options.peakOrderRounds,
+                               options.pinnedNodeBytes);
+    if (options.idleBufferRounds > 0)
+      result.idleBuffers = hideIdleBuffers(onnxGraph, options.idleBufferRounds,
+                                           options.pinnedNodeBytes);
   }
   try {
     onnx::checker::check_model(model);
@@ -362,10 +209,9 @@ absl::StatusOr<std::string> exportOnnx(const Graph &graph,
         "export): {}",
         graph.name().str(), message));
   }
-  std::string bytes;
-  if (!model.SerializeToString(&bytes))
+  if (!model.SerializeToString(&result.model))
     return absl::InternalError("cannot serialize the exported model");
-  return bytes;
+  return result;
 }
 
 } // namespace remat

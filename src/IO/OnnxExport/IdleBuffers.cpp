@@ -5,7 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "IdleBuffers.h"
+
 #include "PlannerReplay.h"
+#include "RuntimeFacts.h"
+#include "Waits.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -18,31 +21,22 @@
 namespace remat::onnxexport {
 namespace {
 
-/// Ops whose result's dims do not follow from their inputs' dims: hiding
-/// the inputs' dims would not hide the result's.
-bool dimsFromValues(const std::string &opType) {
-  return opType == "Expand" || opType == "ConstantOfShape" ||
-         opType == "Shape" || opType == "Size" || opType == "Range";
-}
-
 /// Makes `node` read its first input, and every input of its result's
 /// dims, through a Reshape to dims computed from data (`Shape(x) + z`, `z`
 /// an int64 zero of its first float input), so that the runtime knows its
 /// result's rank but not its dims. The nodes it adds go before `node`.
 void hideResultDims(onnx::NodeProto &node, const TensorInfos &infos,
-                    ExportContext &ctx) {
+                    NodeBuilder &at) {
   auto firstFloat = llvm::find_if(node.input(), [&](const std::string &in) {
     const TensorInfo *info = infos.find(in);
     return info && info->isFloat() && info->bytes > 0;
   });
   if (firstFloat == node.input().end())
     return;
-  DType dtype = infos.find(*firstFloat)->type == onnx::TensorProto::DOUBLE
-                    ? DType::F64
-                    : DType::F32;
+  DType dtype = floatDType(infos.find(*firstFloat)->type);
   std::string offset =
-      ctx.temp("Cast", {ctx.makeZero(*firstFloat, dtype)},
-               {intAttr("to", onnx::TensorProto::INT64)});
+      at.temp("Cast", {makeZero(at, *firstFloat, dtype)},
+              {intAttr("to", onnx::TensorProto::INT64)});
   const TensorInfo *result = infos.find(node.output(0));
   for (int i = 0; i < node.input_size(); ++i) {
     const TensorInfo *info = infos.find(node.input(i));
@@ -50,17 +44,17 @@ void hideResultDims(onnx::NodeProto &node, const TensorInfos &infos,
         (i > 0 && (!result || info->dims != result->dims)))
       continue;
     std::string dims =
-        ctx.temp("Add", {ctx.temp("Shape", {node.input(i)}), offset});
-    node.set_input(i, ctx.temp("Reshape", {node.input(i), dims}));
+        at.temp("Add", {at.temp("Shape", {node.input(i)}), offset});
+    node.set_input(i, at.temp("Reshape", {node.input(i), dims}));
   }
 }
 
 } // namespace
 
-absl::StatusOr<IdleBufferReplay>
-hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
-                const TensorInfos &infos, int rounds, int64_t minBytes) {
-  onnx::GraphProto &graph = *model.mutable_graph();
+IdleBufferReplay hideIdleBuffers(OnnxGraph &onnxGraph, int rounds,
+                                 int64_t minBytes) {
+  const onnx::GraphProto &graph = onnxGraph.proto();
+  const TensorInfos &infos = onnxGraph.infos();
   ReplayGraph replayGraph(graph, runtimeOrder(graph), infos);
   std::vector<bool> hiddenIds(replayGraph.values.size(), false);
   llvm::StringSet<> hidden;
@@ -96,18 +90,14 @@ hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
   if (hidden.empty())
     return report;
 
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-  nodes.Swap(graph.mutable_node());
-  for (onnx::NodeProto &node : nodes) {
+  onnxGraph.rebuildNodes([&](int, onnx::NodeProto &node) {
     if (llvm::any_of(node.output(), [&](const std::string &output) {
           return hidden.contains(output);
         })) {
-      ctx.setNameBase(node.name());
-      hideResultDims(node, infos, ctx);
+      NodeBuilder at(onnxGraph, node.name());
+      hideResultDims(node, infos, at);
     }
-    graph.mutable_node()->Add(std::move(node));
-  }
-  ctx.setNameBase("");
+  });
   return report;
 }
 

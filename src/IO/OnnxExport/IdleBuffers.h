@@ -20,8 +20,7 @@
 #ifndef REMAT_SRC_IO_ONNXEXPORT_IDLEBUFFERS_H
 #define REMAT_SRC_IO_ONNXEXPORT_IDLEBUFFERS_H
 
-#include "ExportContext.h"
-#include "TensorInfos.h"
+#include "OnnxGraph.h"
 
 #include "remat/IO/OnnxExport.h"
 
@@ -33,9 +32,9 @@ namespace remat::onnxexport {
 /// dims) through a `Reshape` to `Shape(x) + z`, `z` a zero computed from
 /// data, so the runtime knows the result's rank but not its dims. Values are
 /// unchanged; only buffers at least `minBytes` are hidden.
-absl::StatusOr<IdleBufferReplay>
-hideIdleBuffers(onnx::ModelProto &model, ExportContext &ctx,
-                const TensorInfos &infos, int rounds, int64_t minBytes);
+/// Returns what the replay of the planner found.
+IdleBufferReplay hideIdleBuffers(OnnxGraph &graph, int rounds,
+                                 int64_t minBytes);
 
 } // namespace remat::onnxexport
 

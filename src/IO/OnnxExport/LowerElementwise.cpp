@@ -171,37 +171,37 @@ absl::Status lowerCausalMask(ExportContext &ctx) {
 } // namespace
 
 void addElementwiseLowerings(LoweringTable &table) {
-  table["add"] = direct<kAdd>;
-  table["sub"] = direct<kSub>;
-  table["mul"] = direct<kMul>;
-  table["div"] = direct<kDiv>;
-  table["pow"] = direct<kPow>;
-  table["neg"] = direct<kNeg>;
-  table["exp"] = direct<kExp>;
-  table["log"] = direct<kLog>;
-  table["tanh"] = direct<kTanh>;
-  table["sigmoid"] = direct<kSigmoid>;
-  table["relu"] = direct<kRelu>;
-  table["sqrt"] = direct<kSqrt>;
-  table["sin"] = direct<kSin>;
-  table["cos"] = direct<kCos>;
-  table["erf"] = direct<kErf>;
-  table["add_n"] = direct<kSum>;
-  table["identity"] = direct<kIdentity>;
-  table["checkpoint"] = direct<kIdentity>;
-  table["stop_gradient"] = direct<kIdentity>;
-  table["square"] = lowerSquare;
-  table["gelu"] = lowerGelu;
-  table["gelu_grad"] = lowerGeluGrad;
-  table["relu_grad"] = lowerReluGrad;
-  table["sigmoid_grad"] = lowerSigmoidGrad;
-  table["tanh_grad"] = lowerTanhGrad;
-  table["clip"] = lowerClip;
-  table["clip_grad"] = lowerClipGrad;
-  table["zeros_like"] = lowerFilledLike<0>;
-  table["ones_like"] = lowerFilledLike<1>;
-  table["constant"] = lowerConstant;
-  table["causal_mask"] = lowerCausalMask;
+  table.add("add", direct<kAdd>);
+  table.add("sub", direct<kSub>);
+  table.add("mul", direct<kMul>);
+  table.add("div", direct<kDiv>);
+  table.add("pow", direct<kPow>);
+  table.add("neg", direct<kNeg>);
+  table.add("exp", direct<kExp>);
+  table.add("log", direct<kLog>);
+  table.add("tanh", direct<kTanh>);
+  table.add("sigmoid", direct<kSigmoid>);
+  table.add("relu", direct<kRelu>);
+  table.add("sqrt", direct<kSqrt>);
+  table.add("sin", direct<kSin>);
+  table.add("cos", direct<kCos>);
+  table.add("erf", direct<kErf>);
+  table.add("add_n", direct<kSum>);
+  table.add("identity", direct<kIdentity>);
+  table.add("checkpoint", direct<kIdentity>);
+  table.add("stop_gradient", direct<kIdentity>);
+  table.add("square", lowerSquare);
+  table.add("gelu", lowerGelu);
+  table.add("gelu_grad", lowerGeluGrad);
+  table.add("relu_grad", lowerReluGrad);
+  table.add("sigmoid_grad", lowerSigmoidGrad);
+  table.add("tanh_grad", lowerTanhGrad);
+  table.add("clip", lowerClip);
+  table.add("clip_grad", lowerClipGrad);
+  table.add("zeros_like", lowerFilledLike<0>);
+  table.add("ones_like", lowerFilledLike<1>);
+  table.add("constant", lowerConstant);
+  table.add("causal_mask", lowerCausalMask);
 }
 
 } // namespace remat::onnxexport

@@ -226,16 +226,16 @@ absl::Status lowerUpsampleNearest(ExportContext &ctx) {
 } // namespace
 
 void addNeuralLowerings(LoweringTable &table) {
-  table["matmul"] = lowerMatmul;
-  table["conv2d"] = lowerConv;
-  table["conv2d_grad_input"] = lowerConvGradInput;
-  table["conv2d_grad_filter"] = lowerConvGradFilter;
-  table["max_pool2d"] = lowerMaxPool;
-  table["max_pool2d_grad"] = lowerMaxPoolGrad;
-  table["avg_pool2d"] = lowerAvgPool;
-  table["avg_pool2d_grad"] = lowerAvgPoolGrad;
-  table["global_avg_pool"] = lowerGlobalAvgPool;
-  table["upsample_nearest"] = lowerUpsampleNearest;
+  table.add("matmul", lowerMatmul);
+  table.add("conv2d", lowerConv);
+  table.add("conv2d_grad_input", lowerConvGradInput);
+  table.add("conv2d_grad_filter", lowerConvGradFilter);
+  table.add("max_pool2d", lowerMaxPool);
+  table.add("max_pool2d_grad", lowerMaxPoolGrad);
+  table.add("avg_pool2d", lowerAvgPool);
+  table.add("avg_pool2d_grad", lowerAvgPoolGrad);
+  table.add("global_avg_pool", lowerGlobalAvgPool);
+  table.add("upsample_nearest", lowerUpsampleNearest);
 }
 
 } // namespace remat::onnxexport

@@ -258,18 +258,18 @@ absl::Status lowerMseLoss(ExportContext &ctx) {
 } // namespace
 
 void addNormalizationLowerings(LoweringTable &table) {
-  table["softmax"] = lowerSoftmax;
-  table["log_softmax"] = lowerLogSoftmax;
-  table["softmax_grad"] = lowerSoftmaxGrad;
-  table["log_softmax_grad"] = lowerLogSoftmaxGrad;
-  table["batch_norm"] = lowerBatchNorm;
-  table["batch_norm_grad"] = lowerBatchNormGrad;
-  table["batch_norm_inference"] = lowerBatchNormInference;
-  table["layer_norm"] = lowerLayerNorm;
-  table["layer_norm_grad"] = lowerLayerNormGrad;
-  table["softmax_cross_entropy"] = lowerSoftmaxCrossEntropy;
-  table["softmax_cross_entropy_grad"] = lowerSoftmaxCrossEntropyGrad;
-  table["mse_loss"] = lowerMseLoss;
+  table.add("softmax", lowerSoftmax);
+  table.add("log_softmax", lowerLogSoftmax);
+  table.add("softmax_grad", lowerSoftmaxGrad);
+  table.add("log_softmax_grad", lowerLogSoftmaxGrad);
+  table.add("batch_norm", lowerBatchNorm);
+  table.add("batch_norm_grad", lowerBatchNormGrad);
+  table.add("batch_norm_inference", lowerBatchNormInference);
+  table.add("layer_norm", lowerLayerNorm);
+  table.add("layer_norm_grad", lowerLayerNormGrad);
+  table.add("softmax_cross_entropy", lowerSoftmaxCrossEntropy);
+  table.add("softmax_cross_entropy_grad", lowerSoftmaxCrossEntropyGrad);
+  table.add("mse_loss", lowerMseLoss);
 }
 
 } // namespace remat::onnxexport

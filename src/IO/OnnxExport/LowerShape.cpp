@@ -249,21 +249,21 @@ absl::Status lowerReduceMaxGrad(ExportContext &ctx) {
 } // namespace
 
 void addShapeLowerings(LoweringTable &table) {
-  table["reshape"] = lowerReshape;
-  table["transpose"] = lowerTranspose;
-  table["broadcast"] = lowerBroadcast;
-  table["concat"] = lowerConcat;
-  table["split"] = lowerSplit;
-  table["slice"] = lowerSlice;
-  table["slice_grad"] = lowerSliceGrad;
-  table["pad"] = lowerPad;
-  table["gather"] = lowerGather;
-  table["embedding"] = lowerEmbedding;
-  table["gather_grad"] = lowerGatherGrad;
-  table["reduce_sum"] = lowerReduce<kReduceSum>;
-  table["reduce_mean"] = lowerReduce<kReduceMean>;
-  table["reduce_max"] = lowerReduce<kReduceMax>;
-  table["reduce_max_grad"] = lowerReduceMaxGrad;
+  table.add("reshape", lowerReshape);
+  table.add("transpose", lowerTranspose);
+  table.add("broadcast", lowerBroadcast);
+  table.add("concat", lowerConcat);
+  table.add("split", lowerSplit);
+  table.add("slice", lowerSlice);
+  table.add("slice_grad", lowerSliceGrad);
+  table.add("pad", lowerPad);
+  table.add("gather", lowerGather);
+  table.add("embedding", lowerEmbedding);
+  table.add("gather_grad", lowerGatherGrad);
+  table.add("reduce_sum", lowerReduce<kReduceSum>);
+  table.add("reduce_mean", lowerReduce<kReduceMean>);
+  table.add("reduce_max", lowerReduce<kReduceMax>);
+  table.add("reduce_max_grad", lowerReduceMaxGrad);
 }
 
 } // namespace remat::onnxexport

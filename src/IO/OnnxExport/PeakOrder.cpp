@@ -8,11 +8,13 @@
 
 #include "PinOrder.h"
 #include "PlannerReplay.h"
+#include "RuntimeFacts.h"
 
 #include "llvm/ADT/STLExtras.h"
 
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -42,11 +44,6 @@ std::string awaitable(const onnx::NodeProto &node, const TensorInfos &infos) {
   return {};
 }
 
-DType floatType(const TensorInfos &infos, const std::string &tensor) {
-  return infos.find(tensor)->type == onnx::TensorProto::DOUBLE ? DType::F64
-                                                               : DType::F32;
-}
-
 /// The input through which `node` waits: its smallest float input, of at
 /// most what it writes (the wait copies it); -1 when there is none.
 int waitSlot(const onnx::NodeProto &node, const TensorInfos &infos) {
@@ -56,13 +53,13 @@ int waitSlot(const onnx::NodeProto &node, const TensorInfos &infos) {
 
 } // namespace
 
-absl::StatusOr<PeakOrderReplay>
-orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
-                     TensorInfos &infos, int rounds, int64_t minBytes) {
-  onnx::GraphProto &graph = *model.mutable_graph();
+PeakOrderReplay orderPeakAsScheduled(OnnxGraph &onnxGraph, Waits &waits,
+                                     int rounds, int64_t minBytes) {
+  onnx::GraphProto &graph = onnxGraph.proto();
+  TensorInfos &infos = onnxGraph.infos();
   PeakOrderReplay report;
-  // The zero of each tensor waited for, made once.
-  std::map<std::string, std::string> zeros;
+  // The zero of each tensor waited for is made once, for every round.
+  waits.beginStep();
   // A round's waits may move the peak rather than lower it; the graph is
   // left as it was at its least peak.
   google::protobuf::RepeatedPtrField<onnx::NodeProto> bestNodes;
@@ -117,7 +114,7 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
     int peakNode = order[size_t(peakStep)];
     // Waits as (waiting node, node waited for), both by node index: each
     // agrees with the node order, the waited-for node first.
-    std::set<std::pair<int, int>> waits;
+    std::set<std::pair<int, int>> edges;
     for (int id : replay.heldAt(peakStep)) {
       const ReplayGraph::Value &value = replayGraph.values[size_t(id)];
       if (!value.info || value.info->bytes < minBytes || madeAt[size_t(id)] < 0)
@@ -131,12 +128,12 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
             break;
           producer = viewed;
         }
-        waits.insert({producer, peakNode});
+        edges.insert({producer, peakNode});
         continue;
       }
       for (int step : readAt[size_t(id)])
         if (step > peakStep && order[size_t(step)] < peakNode)
-          waits.insert({peakNode, order[size_t(step)]});
+          edges.insert({peakNode, order[size_t(step)]});
     }
     // A node waits through the zero of what it waits for, made right after
     // that tensor and read by its first reader too (the anchor): so the
@@ -144,15 +141,16 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
     // never keeps the tensor alive.
     std::map<int, std::vector<std::string>> awaited, anchored;
     std::map<int, std::vector<std::string>> zeroAfter;
-    for (auto [waiting, waitedFor] : waits) {
+    std::set<std::string> anchoredNow;
+    for (auto [waiting, waitedFor] : edges) {
       std::string tensor = awaitable(graph.node(waitedFor), infos);
       if (tensor.empty() || waitSlot(graph.node(waiting), infos) < 0)
         continue;
-      if (!zeros.count(tensor)) {
+      if (!waits.hasZeroOf(tensor) && !anchoredNow.count(tensor)) {
         int reader = firstReader[size_t(replayGraph.ids.find(tensor)->second)];
         if (reader < 0 || waitSlot(graph.node(reader), infos) < 0)
           continue;
-        zeros[tensor] = {};
+        anchoredNow.insert(tensor);
         zeroAfter[waitedFor].push_back(tensor);
         anchored[reader].push_back(tensor);
       }
@@ -166,23 +164,22 @@ orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
     }
     report.waits += int(awaited.size());
 
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-    nodes.Swap(graph.mutable_node());
-    for (int i = 0; i < nodes.size(); ++i) {
-      onnx::NodeProto &node = *nodes.Mutable(i);
-      ctx.setNameBase(node.name());
-      int slot = waitSlot(node, infos);
-      for (auto *edits : {&anchored, &awaited})
-        if (auto it = edits->find(i); it != edits->end())
-          for (const std::string &tensor : it->second)
-            waitThrough(node, slot, zeros[tensor], floatType(infos, tensor),
-                        infos, ctx);
-      graph.mutable_node()->Add(std::move(node));
-      if (auto it = zeroAfter.find(i); it != zeroAfter.end())
-        for (const std::string &tensor : it->second)
-          zeros[tensor] = ctx.makeZero(tensor, floatType(infos, tensor));
-    }
-    ctx.setNameBase("");
+    std::optional<NodeBuilder> at;
+    onnxGraph.rebuildNodes(
+        [&](int i, onnx::NodeProto &node) {
+          at.emplace(onnxGraph, node.name());
+          int slot = waitSlot(node, infos);
+          for (auto *edits : {&anchored, &awaited})
+            if (auto it = edits->find(i); it != edits->end())
+              for (const std::string &tensor : it->second)
+                waits.wait(*at, node, slot, tensor);
+        },
+        [&](int i) {
+          if (auto it = zeroAfter.find(i); it != zeroAfter.end())
+            for (const std::string &tensor : it->second)
+              waits.zeroOf(*at, tensor,
+                           floatDType(infos.find(tensor)->type));
+        });
   }
   if (!best) {
     graph.mutable_node()->Swap(&bestNodes);

@@ -22,8 +22,8 @@
 #ifndef REMAT_SRC_IO_ONNXEXPORT_PEAKORDER_H
 #define REMAT_SRC_IO_ONNXEXPORT_PEAKORDER_H
 
-#include "ExportContext.h"
-#include "TensorInfos.h"
+#include "OnnxGraph.h"
+#include "Waits.h"
 
 #include "remat/IO/OnnxExport.h"
 
@@ -33,10 +33,9 @@ namespace remat::onnxexport {
 /// the peak of ONNX Runtime's order down to the peak of the model's node
 /// order (remat's schedule), for tensors of at least `minBytes`. Every wait
 /// agrees with the node order, so the graph stays acyclic and its values
-/// unchanged; `infos` learns of the tensors it adds.
-absl::StatusOr<PeakOrderReplay>
-orderPeakAsScheduled(onnx::ModelProto &model, ExportContext &ctx,
-                     TensorInfos &infos, int rounds, int64_t minBytes);
+/// unchanged. Returns what the replay of the runtime's order found.
+PeakOrderReplay orderPeakAsScheduled(OnnxGraph &graph, Waits &waits,
+                                     int rounds, int64_t minBytes);
 
 } // namespace remat::onnxexport
 

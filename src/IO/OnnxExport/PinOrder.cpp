@@ -6,11 +6,13 @@
 
 #include "PinOrder.h"
 
+#include "RuntimeFacts.h"
+
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace remat::onnxexport {
 
@@ -51,68 +53,43 @@ int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
   return smallestFloatInput(node, infos, std::max<int64_t>(written / 4, 64));
 }
 
-
-void waitThrough(onnx::NodeProto &node, int slot, const std::string &zero,
-                 DType zeroType, TensorInfos &infos, ExportContext &ctx) {
-  std::string wait = zero;
-  TensorInfo read = *infos.find(node.input(slot));
-  if (read.type != onnxElementType(zeroType))
-    wait = ctx.temp("Cast", {wait}, {intAttr("to", read.type)});
-  std::string waiting = ctx.temp("Sub", {node.input(slot), wait});
-  infos.add(waiting, std::move(read));
-  node.set_input(slot, waiting);
-}
-
-absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
-                      llvm::ArrayRef<OpNodes> ops, int64_t minBytes,
-                      TensorInfos &infos) {
-  onnx::GraphProto &graph = *model.mutable_graph();
-  // The nodes are taken out and put back in order, a pinned node after
-  // the nodes that make its wait (`ExportContext::temp` appends).
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
-  nodes.Swap(graph.mutable_node());
-  int next = 0;
-  // Zeros made here, before the first node that waits on each. The
-  // lowerings' (`ExportContext::zeroFrom`) may come after a node that
-  // would reuse one.
-  llvm::StringMap<std::string> zeros;
-  auto putBack = [&](int index) {
-    graph.mutable_node()->Add(std::move(*nodes.Mutable(index)));
-  };
-  for (const OpNodes &span : ops) {
-    for (; next < span.begin; ++next)
-      putBack(next);
-    ctx.setOp(span.op);
-    llvm::StringSet<> following;
-    following.insert(span.follows);
-    std::string zero = span.followsZero ? span.follows : std::string();
-    for (; next < span.end; ++next) {
-      onnx::NodeProto &node = *nodes.Mutable(next);
-      bool follows = llvm::any_of(node.input(), [&](const std::string &in) {
-        return following.contains(in);
-      });
-      int slot = follows || span.follows.empty()
-                     ? -1
-                     : pinnedSlot(node, infos, minBytes);
-      if (slot >= 0) {
-        if (zero.empty()) {
-          std::string &made = zeros[span.follows];
-          if (made.empty())
-            made = ctx.makeZero(span.follows, span.dtype);
-          zero = made;
-        }
-        waitThrough(node, slot, zero, span.dtype, infos, ctx);
-        follows = true;
-      }
-      if (follows)
-        for (const std::string &output : node.output())
-          following.insert(output);
-      putBack(next);
+int pinToOps(OnnxGraph &graph, Waits &waits, llvm::ArrayRef<OpNodes> ops,
+             int64_t minBytes) {
+  waits.beginStep();
+  TensorInfos &infos = graph.infos();
+  size_t next = 0;
+  const OpNodes *span = nullptr;
+  std::optional<NodeBuilder> at;
+  // The op's nodes that follow what it follows, by their outputs.
+  llvm::StringSet<> following;
+  int pinned = 0;
+  graph.rebuildNodes([&](int i, onnx::NodeProto &node) {
+    for (; next < ops.size() && ops[next].begin <= i; ++next) {
+      span = &ops[next];
+      at.emplace(graph, span->op->result(0)->name().str());
+      following.clear();
+      following.insert(span->follows);
     }
-  }
-  for (; next < nodes.size(); ++next)
-    putBack(next);
-  return absl::OkStatus();
+    if (!span || i >= span->end)
+      return;
+    bool follows = llvm::any_of(node.input(), [&](const std::string &in) {
+      return following.contains(in);
+    });
+    int slot =
+        follows || span->follows.empty() ? -1 : pinnedSlot(node, infos, minBytes);
+    if (slot >= 0) {
+      if (span->followsZero)
+        waits.waitThrough(*at, node, slot, span->follows);
+      else
+        waits.wait(*at, node, slot, span->follows);
+      follows = true;
+      ++pinned;
+    }
+    if (follows)
+      for (const std::string &output : node.output())
+        following.insert(output);
+  });
+  return pinned;
 }
 
 } // namespace remat::onnxexport

@@ -12,36 +12,22 @@
 /// gradient's mask of the forward activation) is reached before the walk
 /// has gone back through the step so far, and runs that much earlier,
 /// holding its result meanwhile. The export's forced dependencies
-/// (Exporter.cpp) order ops; this pass orders the nodes within each op.
+/// (ForcedOrder.h) order ops; this pass orders the nodes within each op.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
 #define REMAT_SRC_IO_ONNXEXPORT_PINORDER_H
 
-#include "ExportContext.h"
-#include "TensorInfos.h"
+#include "ForcedOrder.h"
+#include "OnnxGraph.h"
+#include "Waits.h"
 
 #include "llvm/ADT/ArrayRef.h"
 
 #include <string>
 
 namespace remat::onnxexport {
-
-/// One op's nodes in the exported graph, `[begin, end)` of its node list,
-/// and the tensor they must follow: the zero its forced dependencies made
-/// (`followsZero`), else its latest-written operand (none where every
-/// operand is a leaf). Following the zero rather than the operand it
-/// rebinds pins also the nodes that read only that operand: redundant as
-/// dependencies, but extra edges change ONNX Runtime's depth-first order,
-/// and on GPT-2 that order peaks 205 MB lower.
-struct OpNodes {
-  const Op *op = nullptr;
-  int begin = 0, end = 0;
-  std::string follows;
-  DType dtype = DType::F32;
-  bool followsZero = false;
-};
 
 /// The bytes `node`'s outputs hold; -1 where a size is unknown.
 int64_t bytesWritten(const onnx::NodeProto &node, const TensorInfos &infos);
@@ -57,22 +43,16 @@ int smallestFloatInput(const onnx::NodeProto &node, const TensorInfos &infos,
 int pinnedSlot(const onnx::NodeProto &node, const TensorInfos &infos,
                int64_t minBytes);
 
-/// Makes `node` wait for the tensor `zero` is the zero of (of `zeroType`):
-/// it reads input `slot` as `t - zero` (exact for every `t`), through nodes
-/// added to the graph now; `infos` learns of the tensor read.
-void waitThrough(onnx::NodeProto &node, int slot, const std::string &zero,
-                 DType zeroType, TensorInfos &infos, ExportContext &ctx);
-
 /// Makes every node of `ops` that does not read its op's `follows` (itself
 /// or through another node of the op) wait for it, when the node writes at
 /// least `minBytes` and reads a float tensor of at most a quarter of that
 /// (or 64 bytes): the node reads that tensor as `t - z`, `z` the follows'
-/// zero (exact for every `t`); `infos` learns of the tensors read so.
-/// Nodes without such an input (a transpose of an old activation) stay
-/// free. `ops` in node order; nodes outside them are kept as they are.
-absl::Status pinToOps(onnx::ModelProto &model, ExportContext &ctx,
-                      llvm::ArrayRef<OpNodes> ops, int64_t minBytes,
-                      TensorInfos &infos);
+/// zero (exact for every `t`). Nodes without such an input (a transpose of
+/// an old activation) stay free. `ops` in node order (ForcedOrder's
+/// result); nodes outside them are kept as they are. Returns how many
+/// nodes were made to wait.
+int pinToOps(OnnxGraph &graph, Waits &waits, llvm::ArrayRef<OpNodes> ops,
+             int64_t minBytes);
 
 } // namespace remat::onnxexport
 

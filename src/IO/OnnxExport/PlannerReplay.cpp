@@ -6,9 +6,10 @@
 
 #include "PlannerReplay.h"
 
+#include "RuntimeFacts.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSet.h"
 
 #include <fmt/format.h>
 
@@ -16,16 +17,6 @@
 
 namespace remat::onnxexport {
 namespace {
-
-/// Unary kernels that may write their result over their input's buffer
-/// when that input is read by nothing else (`MayInplace(0, 0)`).
-bool mayRunInPlace(const std::string &opType) {
-  static const llvm::StringSet<> kinds = {
-      "Relu", "Sigmoid",  "Tanh",     "LeakyRelu",   "Elu",
-      "Selu", "Softplus", "Softsign", "HardSigmoid", "ThresholdedRelu",
-      "Cast", "Dropout"};
-  return kinds.contains(opType);
-}
 
 /// The planner's key for reuse: element size and dims.
 std::string reuseKey(const TensorInfo &info) {

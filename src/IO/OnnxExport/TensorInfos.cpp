@@ -90,9 +90,4 @@ void TensorInfos::add(const onnx::ValueInfoProto &info) {
   infos_[info.name()] = makeInfo(tensor.elem_type(), dims);
 }
 
-bool isViewOp(const std::string &opType) {
-  return opType == "Reshape" || opType == "Identity" ||
-         opType == "Squeeze" || opType == "Unsqueeze" || opType == "Flatten";
-}
-
 } // namespace remat::onnxexport

@@ -64,10 +64,6 @@ private:
   llvm::StringMap<TensorInfo> infos_;
 };
 
-/// Ops whose result is a view of their first input in ONNX Runtime's CPU
-/// kernels: they allocate nothing.
-bool isViewOp(const std::string &opType);
-
 } // namespace remat::onnxexport
 
 #endif // REMAT_SRC_IO_ONNXEXPORT_TENSORINFOS_H
