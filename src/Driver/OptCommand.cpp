@@ -34,6 +34,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace remat::driver {
 namespace {
 
@@ -74,6 +76,13 @@ const CommandSpec &optSpec() {
                    "peak): the planner defaults to auto, which builds "
                    "candidate plans and keeps the least recompute within "
                    "the budget, judged by the final graph's simulated peak."},
+          {.name = "bound",
+           .valueName = "SECONDS",
+           .help = "With --budget: also proves a lower bound on the "
+                   "recompute cost of every plan within the budget, "
+                   "solving for at most SECONDS; the report gains "
+                   "recompute_lower_bound and gap_to_bound "
+                   "(docs/planning-ilp.md)."},
           {.name = "costs",
            .valueName = "PROFILE",
            .help = "Plans with the op times of PROFILE, a runtime's profile "
@@ -351,7 +360,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   for (llvm::StringRef option :
        {"explain", "force-data-dependency", "aggregate-count", "costs",
         "aggregate-bytes", "budget", "strict-budget", "sweep",
-        "data-parallel", "progress"})
+        "data-parallel", "progress", "bound"})
     if (plan.pipeline && args.has(option))
       return invalidArgument("--{} needs a planner run, not -p (pass "
                              "options go in the pipeline)",
@@ -367,7 +376,7 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
   if (args.has("sweep"))
     for (llvm::StringRef option :
          {"strategy", "planner", "budget", "explain", "report",
-          "split-input-file", "timeline"})
+          "split-input-file", "timeline", "bound"})
       if (args.has(option))
         return invalidArgument("--sweep builds every plan itself; it takes "
                                "no --{}",
@@ -380,6 +389,21 @@ absl::StatusOr<OptPlan> planFromArgs(const ParsedArgs &args) {
     // peak, known once the graph is read.
     REMAT_RETURN_IF_ERROR(parseByteSize(*budget, 1).status());
     plan.training.budget = *budget;
+  }
+  if (std::optional<std::string> bound = args.get("bound")) {
+    double seconds = 0;
+    if (!budget)
+      return invalidArgument("--bound needs --budget: it bounds the plans "
+                             "within a budget");
+    if (args.has("data-parallel"))
+      return invalidArgument("--bound takes a graph on one device, not "
+                             "--data-parallel");
+    if (llvm::StringRef(*bound).getAsDouble(seconds) || !(seconds > 0) ||
+        !std::isfinite(seconds))
+      return invalidArgument("--bound takes a positive number of seconds, "
+                             "got '{}'",
+                             *bound);
+    plan.training.boundSeconds = seconds;
   }
   plan.training.planner =
       strategy.value_or(budget ? kAutoPlanner.str() : "none");

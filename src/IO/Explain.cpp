@@ -37,6 +37,14 @@ void printExplanation(const TrainingReport &report, llvm::raw_ostream &os) {
   if (report.optimalityGap)
     os << fmt::format("recompute cost within {:.2f}% of the optimum (proven)\n",
                       100 * *report.optimalityGap);
+  if (report.recomputeLowerBound)
+    os << fmt::format("no plan in plain autodiff's order recomputes less than "
+                      "{}{}\n",
+                      report.formatCost(int64_t(*report.recomputeLowerBound)),
+                      report.gapToBound
+                          ? fmt::format(" (this plan: {:+.1f}%)",
+                                        100 * *report.gapToBound)
+                          : std::string());
   if (report.maxRecomputations > 1)
     os << fmt::format("some ops recomputed {} times\n",
                       report.maxRecomputations);

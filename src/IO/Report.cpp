@@ -75,6 +75,9 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     writeOptionalJson(json, "peak_floor_op", report.peakFloorOp);
     json.attribute("plans_tried", report.plansTried);
     writeOptionalJson(json, "optimality_gap", report.optimalityGap);
+    writeOptionalJson(json, "recompute_lower_bound",
+                      report.recomputeLowerBound);
+    writeOptionalJson(json, "gap_to_bound", report.gapToBound);
     json.attribute("max_recomputations", report.maxRecomputations);
     json.attribute("ops_before", report.opsBefore);
     json.attribute("ops_after", report.opsAfter);

@@ -52,6 +52,32 @@ std::string budgetWarning(const TrainingReport &report, int64_t budget,
   return warning;
 }
 
+/// The bound's figures in `report`, or a warning saying why there are none.
+void reportRecomputeBound(const RecomputeCostBound &bound,
+                          TrainingReport &report) {
+  if (bound.infeasible) {
+    report.warnings.push_back(fmt::format(
+        "--bound: no plan that runs the ops in plain autodiff's scheduled "
+        "order fits the budget ({} nodes)",
+        bound.nodes));
+    return;
+  }
+  if (!bound.failure.empty()) {
+    report.warnings.push_back(
+        fmt::format("--bound: no bound: {}", bound.failure));
+    return;
+  }
+  report.recomputeLowerBound = bound.bound;
+  // The bound is on plans within the budget.
+  double recompute = double(report.flopsRecompute);
+  if (!*report.budgetMet)
+    return;
+  if (bound.bound > 0)
+    report.gapToBound = recompute / bound.bound - 1;
+  else if (recompute == 0)
+    report.gapToBound = 0.0;
+}
+
 } // namespace
 
 absl::StatusOr<TrainingReport>
@@ -80,6 +106,8 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options,
   }
   if (!*report.budgetMet)
     report.warnings = {budgetWarning(report, budget, search)};
+  if (const std::optional<RecomputeCostBound> &bound = search.recomputeBound())
+    reportRecomputeBound(*bound, report);
   // The built graph fits: what the planner's model said of the budget does
   // not matter.
   report.budgetNotes.clear();

@@ -250,10 +250,28 @@ absl::StatusOr<Trial> BudgetSearch::run(Graph &graph) {
   // The baseline resolves a share of plain autodiff's peak to bytes.
   REMAT_ASSIGN_OR_RETURN(budget_,
                          parseByteSize(*options_.budget, plainPeakBytes()));
+  if (options_.boundSeconds)
+    REMAT_RETURN_IF_ERROR(boundRecompute(*options_.boundSeconds));
   absl::StatusOr<Trial> chosen =
       searching ? searchAuto(candidates) : tryGiven();
   REMAT_RETURN_IF_ERROR(chosen.status());
   return finish(std::move(*chosen));
+}
+
+absl::Status BudgetSearch::boundRecompute(double seconds) {
+  Stopwatch stopwatch;
+  for (const std::unique_ptr<Base> &base : bases_) {
+    REMAT_ASSIGN_OR_RETURN(
+        RecomputeCostBound bound,
+        base->builder->boundRecompute(budget_, seconds / numBases()));
+    // Every plan is some base's: the least bound holds for all; a base
+    // where no plan fits bounds nothing.
+    if (!recomputeBound_ || recomputeBound_->infeasible ||
+        (!bound.infeasible && bound.bound < recomputeBound_->bound))
+      recomputeBound_ = std::move(bound);
+  }
+  timings_.push_back({"recompute lower bound", 0, stopwatch.seconds()});
+  return absl::OkStatus();
 }
 
 absl::Status BudgetSearch::differentiate(Graph &graph) {

@@ -163,6 +163,11 @@ public:
   const std::string &floorOp() const { return floorOp_; }
   const std::string &floorText() const { return floorText_; }
   int64_t plansTried() const { return plansTried_; }
+  /// With `TrainingOptions::boundSeconds`: the least recompute cost any
+  /// plan of the bases within the budget can have.
+  const std::optional<RecomputeCostBound> &recomputeBound() const {
+    return recomputeBound_;
+  }
   std::vector<ReportSearchTime> takeTimings() { return std::move(timings_); }
   /// Leaves the bases' own graphs to the operating system
   /// (`TrainingOptions::freeScratchGraphs`).
@@ -224,6 +229,9 @@ private:
   /// own work limit: what `auto` builds for every budget no plan reaches.
   absl::StatusOr<std::optional<Trial>>
   searchLowestPeak(llvm::ArrayRef<std::string> candidates);
+  /// Bounds every base's plans within the budget, each base solved for a
+  /// share of `seconds`, and keeps the least bound.
+  absl::Status boundRecompute(double seconds);
   /// Lowers `best` by bisecting the budget between the floor and its peak.
   absl::Status bisectLowestPeak(llvm::ArrayRef<std::string> candidates,
                                 std::optional<Trial> &best);
@@ -235,6 +243,7 @@ private:
   std::vector<std::unique_ptr<Base>> bases_;
   std::optional<PeakFloor> floor_;
   std::string floorOp_, floorText_;
+  std::optional<RecomputeCostBound> recomputeBound_;
   int64_t budget_ = 0;
   /// The forward graph's ops: what one build costs the search.
   int64_t forwardOps_ = 0;

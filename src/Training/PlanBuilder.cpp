@@ -486,6 +486,15 @@ int64_t PlanBuilder::recomputeLowerBound(const RematPlan &plan) const {
                                   base_.plainOrder);
 }
 
+absl::StatusOr<RecomputeCostBound>
+PlanBuilder::boundRecompute(int64_t budgetBytes, double seconds) const {
+  PlanningProblem problem;
+  problem.graph = graph_;
+  problem.forwardOpIdBound = base_.forwardOpIdBound;
+  problem.budgetBytes = budgetBytes;
+  return boundRecomputeCost(problem, seconds);
+}
+
 absl::StatusOr<PeakFloor> PlanBuilder::findFloor() const {
   return computePeakFloor(*graph_, base_.forwardOpIdBound);
 }

@@ -18,6 +18,7 @@
 #include "remat/Analysis/PeakFloor.h"
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Planner.h"
+#include "remat/Pass/RecomputeBound.h"
 #include "remat/Pass/Schedule.h"
 #include "remat/Training/Training.h"
 
@@ -148,6 +149,11 @@ public:
 
   /// The proven peak floor of the differentiated graph's plans.
   absl::StatusOr<PeakFloor> findFloor() const;
+
+  /// A bound on the recompute cost of the differentiated graph's plans
+  /// within `budgetBytes`, solved for at most `seconds`.
+  absl::StatusOr<RecomputeCostBound> boundRecompute(int64_t budgetBytes,
+                                                    double seconds) const;
 
   const TrainingOptions &options() const { return options_; }
   const Graph &graph() const { return *graph_; }

@@ -374,6 +374,60 @@ TEST(CheckmateIlpTest, RelaxationNeverExceedsTheOptimum) {
   EXPECT_GE(provenInfeasible, 10);
 }
 
+// The bound alone (`remat opt --bound`) is the relaxation's optimum where
+// it is solved: on the random DAGs above, the same bound and verdict as
+// the planner's solve, and never above the exhaustive optimum.
+TEST(CheckmateIlpTest, BoundAloneIsTheRelaxationsOptimum) {
+  std::mt19937 rng(4409);
+  int positive = 0, infeasible = 0;
+  for (int trial = 0; trial < 16; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 3 + trial % 5,
+                                             /*gradientsReadInputs=*/trial % 2);
+    problem.budgetBytes = INT64_MAX / 2;
+    absl::StatusOr<ScheduleCost> keepAll =
+        checkSchedule(problem, keepAllSchedule(problem));
+    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
+    for (int64_t budget = problem.constantBytes; budget <= keepAll->peakBytes;
+         budget += 1 + keepAll->peakBytes / 4) {
+      SCOPED_TRACE(::testing::Message()
+                   << "trial " << trial << " budget " << budget);
+      problem.budgetBytes = budget;
+      IlpOptions options;
+      options.timeLimitSeconds = 120;
+      absl::StatusOr<RecomputeBound> alone =
+          boundRecomputeCost(problem, options);
+      ASSERT_TRUE(alone.ok()) << alone.status();
+      EXPECT_TRUE(alone->proven);
+      EXPECT_TRUE(alone->solverFailure.empty()) << alone->solverFailure;
+      RecomputeBound planner = relaxationBound(problem);
+      EXPECT_EQ(alone->infeasible, planner.infeasible);
+      EXPECT_EQ(alone->bound, planner.bound);
+      std::optional<int64_t> optimum = bruteForceOptimum(problem);
+      if (alone->infeasible) {
+        ++infeasible;
+        EXPECT_FALSE(optimum.has_value());
+      } else if (optimum) {
+        EXPECT_LE(alone->bound, double(*optimum - sumOfCosts(problem)));
+      }
+      positive += alone->bound > 0;
+    }
+  }
+  EXPECT_GE(positive, 5);
+  EXPECT_GE(infeasible, 5);
+}
+
+// Above 20,000 nodes the relaxation is not built: bound 0, and why.
+TEST(CheckmateIlpTest, BoundAloneSaysWhyItIsNotBuiltAboveItsSize) {
+  RematProblem problem = uniformChain(10001);
+  problem.budgetBytes = problem.constantBytes + 4;
+  absl::StatusOr<RecomputeBound> alone = boundRecomputeCost(problem, {});
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  EXPECT_FALSE(alone->proven);
+  EXPECT_EQ(alone->bound, 0.0);
+  EXPECT_EQ(alone->solverFailure,
+            "the relaxation is built for at most 20000 nodes, not 20002");
+}
+
 // f0 of ValueRecomputedTwice is needed again after h3 and after h6, and the
 // optimum in 4 bytes recomputes it twice (2). The relaxation pays for one
 // recomputation of each value: at h3's step g2, h3 and f0 need 5 bytes, so

@@ -88,6 +88,17 @@ struct TrainingReport {
   /// The planner's proven relative gap to the least recompute cost (0:
   /// optimal); null when it proves nothing.
   std::optional<double> optimalityGap;
+  /// With `TrainingOptions::boundSeconds`: a proven lower bound on the
+  /// recompute cost (`flopsRecompute`'s unit) of every plan within the
+  /// budget that runs the ops in plain autodiff's scheduled order
+  /// (remat/Pass/RecomputeBound.h); null where none was found.
+  std::optional<double> recomputeLowerBound;
+  /// flopsRecompute / recomputeLowerBound - 1 (0 when both are 0): how far
+  /// the plan may be from the least recompute. Negative where the plan's
+  /// own schedule beats the order the bound covers. Null without a bound,
+  /// when it is 0 and the plan recomputes, and when the plan misses the
+  /// budget.
+  std::optional<double> gapToBound;
   /// The most copies made of any one forward op: 1 for kept-value plans,
   /// more where a schedule recomputes a value several times; 0 without
   /// recomputation.

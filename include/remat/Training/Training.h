@@ -48,6 +48,11 @@ struct TrainingOptions {
   /// autodiff's peak); none by default. With a budget and the planner
   /// `auto`, the plan is searched (see `buildTrainingGraph`).
   std::optional<std::string> budget;
+  /// With a budget: also bounds the recompute cost of every plan within it
+  /// (remat/Pass/RecomputeBound.h), solving for at most this many seconds;
+  /// the report's `recomputeLowerBound` and `gapToBound`. Not for a sweep
+  /// or a graph on devices.
+  std::optional<double> boundSeconds;
   AutodiffOptions autodiff;
   /// With a budget and the planner `auto`, also searches the plans of the
   /// graph differentiated with every partial gradient summed at once

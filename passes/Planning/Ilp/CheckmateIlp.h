@@ -137,8 +137,12 @@ struct RecomputeBound {
   /// The forward nodes that the relaxation's best solution computes again
   /// in the backward pass; empty when it found none.
   llvm::BitVector recomputed;
-  /// Why a CBC solve gave nothing back (`IlpResult::solverFailure`).
+  /// Why a CBC solve gave nothing back (`IlpResult::solverFailure`), or
+  /// why the relaxation was not built.
   std::string solverFailure;
+  /// `boundRecomputeCost` solved the relaxation to optimality (or proved
+  /// that no schedule fits): `bound` is its optimum, not a bound on it.
+  bool proven = false;
 };
 
 /// Solves the relaxation in which a forward node pays for one recomputation
@@ -152,6 +156,15 @@ struct RecomputeBound {
 absl::StatusOr<RecomputeBound>
 recomputeLowerBound(const RematProblem &problem,
                     const IlpOptions &options = {});
+
+/// The relaxation's bound alone, for any planner's plan: one CBC solve
+/// within `options`' time limit and node limit, started from the
+/// solution that computes every forward node again, so that a solve stopped
+/// at the limit still gives a bound (weaker than the optimum). Built for up
+/// to 20,000 nodes; above, the bound is 0 and `solverFailure` says why.
+/// Errors: a malformed problem.
+absl::StatusOr<RecomputeBound>
+boundRecomputeCost(const RematProblem &problem, const IlpOptions &options);
 
 /// Finds the schedule of least cost whose peak is within the budget: first
 /// the relaxation (`recomputeLowerBound`) and its solution rounded to a

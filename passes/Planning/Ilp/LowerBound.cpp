@@ -19,18 +19,23 @@
 #include "IlpInternal.h"
 
 #include "remat/Support/Status.h"
+#include "remat/Support/Stopwatch.h"
 
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
 #include <coin/OsiClpSolverInterface.hpp>
 
-#include <chrono>
+#include <fmt/format.h>
 
 namespace remat::ilp {
 namespace {
 
-/// The most nodes the bound is built for: its rows hold O(N^2) terms.
+/// The most nodes the bound is built for when the planner rounds it: its
+/// rows hold O(N^2) terms.
 constexpr int kMaxBoundNodes = 4000;
+
+/// The most nodes `boundRecomputeCost` builds it for.
+constexpr int kMaxBoundOnlyNodes = 20000;
 
 /// The most nodes of a private chain followed.
 constexpr int kMaxChain = 16;
@@ -177,11 +182,13 @@ std::optional<RowBuilder> boundRows(const RematProblem &problem,
   return rows;
 }
 
-/// One CBC solve of the relaxation's rows under `objective`.
+/// One CBC solve of the relaxation's rows under `objective`, from `start`
+/// (column values) where given.
 CbcOutcome solveRelaxation(const RowBuilder &rows,
                            const std::vector<double> &upper,
                            const std::vector<double> &objective,
-                           const IlpOptions &options) {
+                           const IlpOptions &options,
+                           llvm::ArrayRef<double> start = {}) {
   int numColumns = int(upper.size());
   std::vector<double> lower(numColumns, 0.0);
   std::vector<int> integers(numColumns);
@@ -195,38 +202,64 @@ CbcOutcome solveRelaxation(const RowBuilder &rows,
   solver.setInteger(integers.data(), numColumns);
   solver.setObjSense(1.0);
 
+  std::vector<std::pair<std::string, double>> startValues;
+  if (!start.empty()) {
+    solver.setIntParam(OsiNameDiscipline, 1);
+    for (int column = 0; column < numColumns; ++column) {
+      std::string name = fmt::format("c{}", column);
+      solver.setColName(column, name);
+      startValues.emplace_back(std::move(name), start[column]);
+    }
+  }
+
   CbcModel cbc(solver);
   cbc.messageHandler()->setFilePointer(stderr);
   CbcMain0(cbc);
   cbc.setLogLevel(options.logLevel);
+  if (!startValues.empty())
+    cbc.setMIPStart(startValues);
   return runCbc(cbc, options);
 }
 
-} // namespace
+/// The relaxation of a problem, ready to solve.
+struct Relaxation {
+  RematDag dag;
+  BoundColumns col;
+  RowBuilder rows;
+  /// Per column: its upper bound and cost.
+  std::vector<double> upper, cost;
+};
 
-absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
-                                                   const IlpOptions &options) {
-  auto start = std::chrono::steady_clock::now();
-  REMAT_RETURN_IF_ERROR(validateProblem(problem));
-  RecomputeBound result;
+/// What `buildRelaxation` found.
+struct RelaxationOrVerdict {
+  /// Unset when the problem settles without a solve (`bound` says how).
+  std::optional<Relaxation> relaxation;
+  RecomputeBound bound;
+};
+
+/// The relaxation of `problem` (valid), or the verdict without one: no
+/// schedule fits (a step's fixed bytes, or the constants, exceed the
+/// budget), nothing to recompute, or more than `maxNodes` nodes (bound 0).
+RelaxationOrVerdict buildRelaxation(const RematProblem &problem,
+                                    int maxNodes) {
+  RelaxationOrVerdict result;
   int n = int(problem.nodes.size());
   if (problem.constantBytes > problem.budgetBytes) {
-    result.infeasible = true;
+    result.bound.infeasible = true;
     return result;
   }
-  if (n > kMaxBoundNodes)
+  if (n > maxNodes)
     return result;
   RematDag dag = buildDag(problem);
   BoundColumns col(problem, dag);
-  int64_t unit = byteUnit(problem);
-  std::optional<RowBuilder> rows = boundRows(problem, dag, col, unit);
+  std::optional<RowBuilder> rows =
+      boundRows(problem, dag, col, byteUnit(problem));
   if (!rows) {
-    result.infeasible = true;
+    result.bound.infeasible = true;
     return result;
   }
   if (col.numForward == 0)
     return result;
-
   std::vector<double> upper(col.numColumns, 1.0), cost(col.numColumns, 0.0);
   for (int i = 0; i < col.numForward; ++i)
     for (int column : {col.x(i), col.w(i)}) {
@@ -234,21 +267,43 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
       if (dag.readers[i].empty())
         upper[column] = 0.0;
     }
+  result.relaxation = Relaxation{std::move(dag), std::move(col),
+                                 std::move(*rows), std::move(upper),
+                                 std::move(cost)};
+  return result;
+}
+
+/// The options of the relaxation's solves, within `seconds` each.
+IlpOptions relaxationOptions(const IlpOptions &options, double seconds) {
   IlpOptions solveOptions;
-  // Two solves: a quarter of the limit, the rest left to the MILP; all of it
-  // when there is no MILP.
-  solveOptions.timeLimitSeconds =
-      options.timeLimitSeconds / (options.searchMilp ? 8 : 2);
+  solveOptions.timeLimitSeconds = seconds;
   solveOptions.maxNodes = options.maxNodes;
   solveOptions.logLevel = options.logLevel;
   solveOptions.seed = options.seed;
   solveOptions.inSolverProcess = options.inSolverProcess;
-  CbcOutcome first = solveRelaxation(*rows, upper, cost, solveOptions);
+  return solveOptions;
+}
+
+} // namespace
+
+absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
+                                                   const IlpOptions &options) {
+  Stopwatch stopwatch;
+  REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  RelaxationOrVerdict built = buildRelaxation(problem, kMaxBoundNodes);
+  if (!built.relaxation)
+    return built.bound;
+  RecomputeBound result;
+  int n = int(problem.nodes.size());
+  auto &[dag, col, rows, upper, cost] = *built.relaxation;
+  // Two solves: a quarter of the limit, the rest left to the MILP; all of it
+  // when there is no MILP.
+  IlpOptions solveOptions = relaxationOptions(
+      options, options.timeLimitSeconds / (options.searchMilp ? 8 : 2));
+  CbcOutcome first = solveRelaxation(rows, upper, cost, solveOptions);
   result.solverFailure = first.failure;
   auto finish = [&] {
-    result.seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-            .count();
+    result.seconds = stopwatch.seconds();
     return result;
   };
   if (first.values.empty()) {
@@ -266,7 +321,7 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
   // nodes last, when the fewest values are live. A second solve, with the
   // cost held at the optimum.
   if (!first.reachedLimit) {
-    RowBuilder tieBreak = *rows;
+    RowBuilder tieBreak = rows;
     std::vector<std::pair<int, double>> terms;
     for (int column = 0; column < col.numColumns; ++column)
       if (cost[column] != 0.0)
@@ -297,6 +352,49 @@ absl::StatusOr<RecomputeBound> recomputeLowerBound(const RematProblem &problem,
   for (int i = 0; i < col.numForward; ++i)
     if (chosen[col.x(i)] > 0.5)
       result.recomputed.set(i);
+  return finish();
+}
+
+absl::StatusOr<RecomputeBound> boundRecomputeCost(const RematProblem &problem,
+                                                  const IlpOptions &options) {
+  Stopwatch stopwatch;
+  REMAT_RETURN_IF_ERROR(validateProblem(problem));
+  RelaxationOrVerdict built = buildRelaxation(problem, kMaxBoundOnlyNodes);
+  RecomputeBound result = std::move(built.bound);
+  auto finish = [&] {
+    result.seconds = stopwatch.seconds();
+    return result;
+  };
+  if (!built.relaxation) {
+    result.proven = true;
+    if (int(problem.nodes.size()) > kMaxBoundOnlyNodes) {
+      result.proven = false;
+      result.solverFailure = fmt::format(
+          "the relaxation is built for at most {} nodes, not {}",
+          kMaxBoundOnlyNodes, problem.nodes.size());
+    }
+    return finish();
+  }
+  auto &[dag, col, rows, upper, cost] = *built.relaxation;
+  // Every forward node computed again in the backward and the forward pass
+  // (x = w = 1, y = q = 0) satisfies every row once no step's fixed bytes
+  // exceed the budget: a start, so that CBC always has a solution to return
+  // its bound with.
+  std::vector<double> everything(col.numColumns, 0.0);
+  for (int i = 0; i < col.numForward; ++i) {
+    everything[col.x(i)] = upper[col.x(i)];
+    everything[col.w(i)] = upper[col.w(i)];
+  }
+  CbcOutcome outcome =
+      solveRelaxation(rows, upper, cost,
+                      relaxationOptions(options, options.timeLimitSeconds),
+                      everything);
+  result.solverFailure = outcome.failure;
+  if (outcome.values.empty())
+    result.infeasible = outcome.provenInfeasible;
+  else
+    result.bound = integerBound(outcome.bound);
+  result.proven = result.infeasible || outcome.provenOptimal;
   return finish();
 }
 
