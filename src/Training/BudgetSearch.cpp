@@ -38,6 +38,8 @@
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cassert>
 #include <future>
@@ -258,12 +260,27 @@ absl::StatusOr<Trial> BudgetSearch::run(Graph &graph) {
   return finish(std::move(*chosen));
 }
 
+/// What the bound's solve ended with, for a progress line.
+static std::string describeBound(const RecomputeCostBound &bound) {
+  if (bound.infeasible)
+    return "no plan fits";
+  if (!bound.failure.empty())
+    return "no bound: " + bound.failure;
+  return fmt::format("{} {:.0f}",
+                     bound.solved ? "solved:" : "stopped at the limit:",
+                     bound.bound);
+}
+
 absl::Status BudgetSearch::boundRecompute(double seconds) {
   Stopwatch stopwatch;
   for (const std::unique_ptr<Base> &base : bases_) {
     REMAT_ASSIGN_OR_RETURN(
         RecomputeCostBound bound,
         base->builder->boundRecompute(budget_, seconds / numBases()));
+    if (options_.onProgress)
+      options_.onProgress(fmt::format("bound{}: {} nodes, {}, {:.1f} s",
+                                      base->label, bound.nodes,
+                                      describeBound(bound), bound.seconds));
     // Every plan is some base's: the least bound holds for all; a base
     // where no plan fits bounds nothing.
     if (!recomputeBound_ || recomputeBound_->infeasible ||

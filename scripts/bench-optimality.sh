@@ -1,0 +1,70 @@
+#!/bin/sh
+# The table of docs/benchmarks.md "How far from the optimum": for each zoo
+# model spec and budget share (of plain autodiff's peak, or the lowest peak
+# `auto` finds where no plan reaches the share), `auto`'s plan with the proven lower bound on every
+# plan's recompute (`--bound`), and the `ilp` planner's plan; each one's gap
+# to the bound. One run at a time, CBC single-threaded. Prints a Markdown
+# table: the ILP's nodes, the budget, each plan's recompute FLOPs (its
+# planner) and wall time, the bound (`solved` where the relaxation reached
+# its optimum, else CBC's bound on it when stopped at SECONDS) and its time.
+# Usage: bench-optimality.sh REMAT WORKDIR SECONDS BUDGETS MODEL-SPEC ...
+# e.g. bench-optimality.sh build/bin/remat /tmp/opt 600 "70 50 30" \
+#        "resnet --depth=50" "mobilenet_v2" "unet" "transformer" \
+#        "resnet --preact --depth=164" "mlp --layers=1000 --width=64 --batch=8192"
+set -eu
+remat=$1 work=$2 limit=$3 budgets=$4
+shift 4
+mkdir -p "$work"
+field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
+seconds() { printf '%.1f' "$(echo "$2 - $1" | bc -l)"; }
+# The plan's recompute over the bound, minus 1, as a percentage.
+gap() {
+  if [ "$2" = null ]; then echo "-"
+  elif [ "$(echo "$2 == 0" | bc -l)" = 1 ]; then
+    if [ "$1" = 0 ]; then echo "0%"; else echo "-"; fi
+  else printf '%.1f%%' "$(echo "100 * ($1 / $2 - 1)" | bc -l)"
+  fi
+}
+echo "| model | nodes | budget | auto | auto s | ilp | ilp s | bound | bound s | auto gap | ilp gap |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|"
+for spec in "$@"; do
+  name=$(echo "$spec" | tr ' =' '__' | tr -d -- '-')
+  # shellcheck disable=SC2086 # the spec is words on purpose
+  "$remat" zoo $spec -o "$work/$name.remat"
+  for share in $budgets; do
+    budget="$share%"
+    r="$work/$name.$share.auto.json" err="$work/$name.$share.auto.err"
+    begin=$(date +%s.%N)
+    "$remat" opt "$work/$name.remat" --budget="$budget" --bound="$limit" \
+      --timing --progress --report="$r" -o /dev/null 2>"$err"
+    end=$(date +%s.%N)
+    if [ "$(field budget_met "$r")" != true ]; then
+      # No plan fits: the lowest peak `auto` found is the budget.
+      budget="$(field peak_bytes_after "$r")B" share="lowest"
+      r="$work/$name.lowest.auto.json" err="$work/$name.lowest.auto.err"
+      begin=$(date +%s.%N)
+      "$remat" opt "$work/$name.remat" --budget="$budget" --bound="$limit" \
+        --timing --progress --report="$r" -o /dev/null 2>"$err"
+      end=$(date +%s.%N)
+    fi
+    boundTime=$(printf '%.1f' "$(sed -n 's/^  recompute lower bound *\([0-9.]*\) s.*/\1/p' "$err")")
+    bound=$(field recompute_lower_bound "$r")
+    auto=$(field flops_recompute "$r")
+    [ "$(field budget_met "$r")" = true ] || auto="over"
+    autoPlanner=$(field strategy "$r" | tr -d '"')
+    autoTime=$(seconds "$begin" "$end")
+    ri="$work/$name.$share.ilp.json" erri="$work/$name.$share.ilp.err"
+    begin=$(date +%s.%N)
+    "$remat" opt "$work/$name.remat" --budget="$budget" --planner="ilp=$limit" \
+      --progress --report="$ri" -o /dev/null 2>"$erri" || true
+    end=$(date +%s.%N)
+    nodes=$(sed -n 's/^remat: ilp: \([0-9]*\) nodes.*/\1/p' "$erri")
+    ilp=$(field flops_recompute "$ri")
+    [ "$(field budget_met "$ri")" = true ] || ilp="over"
+    solved="solved"
+    grep -q "^remat: bound.*stopped at the limit" "$err" && solved="stopped"
+    echo "| $spec | ${nodes:--} | $budget ($share) | $auto ($autoPlanner) |" \
+      "$autoTime | $ilp | $(seconds "$begin" "$end") | $bound ($solved) |" \
+      "${boundTime:--} | $(gap "$auto" "$bound") | $(gap "$ilp" "$bound") |"
+  done
+done
