@@ -73,6 +73,7 @@ void printReportJson(const TrainingReport &report, llvm::raw_ostream &os) {
     writeOptionalJson(json, "budget_met", report.budgetMet);
     writeOptionalJson(json, "peak_floor_bytes", report.peakFloorBytes);
     writeOptionalJson(json, "peak_floor_op", report.peakFloorOp);
+    writeOptionalJson(json, "peak_over_floor", report.peakOverFloor);
     json.attribute("plans_tried", report.plansTried);
     writeOptionalJson(json, "optimality_gap", report.optimalityGap);
     writeOptionalJson(json, "recompute_lower_bound",

@@ -103,6 +103,9 @@ buildTrainingGraphInBudget(Graph &graph, const TrainingOptions &options,
   if (search.floor()) {
     report.peakFloorBytes = search.floor()->bytes;
     report.peakFloorOp = search.floorOp();
+    if (search.floor()->bytes > 0)
+      report.peakOverFloor =
+          double(report.planPeakBytes()) / double(search.floor()->bytes) - 1;
   }
   if (!*report.budgetMet)
     report.warnings = {budgetWarning(report, budget, search)};
