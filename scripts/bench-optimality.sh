@@ -19,9 +19,10 @@ shift 4
 mkdir -p "$work"
 field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
 seconds() { printf '%.1f' "$(echo "$2 - $1" | bc -l)"; }
-# The plan's recompute over the bound, minus 1, as a percentage.
+# The plan's recompute over the bound, minus 1, as a percentage; none for a
+# plan over the budget.
 gap() {
-  if [ "$2" = null ]; then echo "-"
+  if [ "$2" = null ] || [ "$1" = over ]; then echo "-"
   elif [ "$(echo "$2 == 0" | bc -l)" = 1 ]; then
     if [ "$1" = 0 ]; then echo "0%"; else echo "-"; fi
   else printf '%.1f%%' "$(echo "100 * ($1 / $2 - 1)" | bc -l)"
