@@ -133,13 +133,8 @@ Op *createCopy(Graph &graph, const Op &original,
                llvm::ArrayRef<Value *> operands, Op *before) {
   llvm::SmallVector<std::string, 2> names;
   for (const Value *result : original.results())
-    names.push_back(graph.uniqueName((llvm::Twine(result->name()) + ".re").str()));
-  Op *copy = graph.createOp(original.def(), operands, original.attrs(),
-                            original.resultTypes(), names, before);
-  copy->setRegion(original.region().str());
-  copy->setDevice(original.device().str());
-  copy->setLoc(original.loc());
-  return copy;
+    names.push_back((llvm::Twine(result->name()) + ".re").str());
+  return graph.createCopyOf(original, operands, names, before);
 }
 
 Value *Rematerializer::boundary(Value *kept, Op *reader) {

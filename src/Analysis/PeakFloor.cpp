@@ -8,8 +8,8 @@
 /// One forward pass sums the leaves and the outputs' storage and bounds each
 /// op's step; one backward pass over the gradient ops finds those that some
 /// other output's gradient producer depends on, which cannot produce the
-/// last output. Owners come from `computeLiveness`, so views count as the
-/// memory model counts them.
+/// last output. Owners come from `storageOwner`, so views count as the
+/// memory model counts them; no live range is needed.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,8 @@
 
 #include <fmt/format.h>
 
+#include <cassert>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -37,7 +39,7 @@ class FloorCounter {
 public:
   FloorCounter(const Graph &graph, unsigned forwardOpIdBound)
       : graph_(graph), forwardOpIdBound_(forwardOpIdBound),
-        liveness_(computeLiveness(graph)), isOutputOwner_(graph.valueIdBound()),
+        isOutputOwner_(graph.valueIdBound()),
         producesOutputOwner_(graph.opIdBound()),
         outputBytesOf_(graph.opIdBound(), 0), opById_(graph.opIdBound()),
         stamp_(graph.valueIdBound(), 0) {
@@ -89,8 +91,12 @@ public:
       floor_.op = leastOp;
       floor_.lastOutput = true;
     }
-    for (const Op *op : pendingCandidates(gradientSteps)) {
-      REMAT_ASSIGN_OR_RETURN(int64_t atOp, withPendingGradients(*op));
+    std::vector<const Op *> pending = pendingCandidates(gradientSteps);
+    std::vector<llvm::BitVector> ancestors = gradientAncestors(pending);
+    for (size_t i = 0; i < pending.size(); ++i) {
+      const Op *op = pending[i];
+      REMAT_ASSIGN_OR_RETURN(int64_t atOp,
+                             withPendingGradients(*op, ancestors[i]));
       if (atOp > floor_.bytes) {
         floor_.bytes = atOp;
         floor_.op = op;
@@ -131,31 +137,46 @@ private:
     return ops;
   }
 
-  /// The gradient ops from which `op` is reached through gradient values
-  /// alone (edges no rewrite reroutes), by op id. Explicit stack.
-  llvm::BitVector gradientAncestors(const Op &op) const {
-    llvm::BitVector ancestors(graph_.opIdBound());
-    std::vector<const Op *> stack = {&op};
-    while (!stack.empty()) {
-      const Op *next = stack.back();
-      stack.pop_back();
-      for (const Value *operand : next->operands()) {
+  /// The ops `gradientAncestors` takes at once: one bit each of a byte.
+  static constexpr size_t kMaxAncestorSets = 8;
+  static_assert(2 * kPendingOps <= kMaxAncestorSets,
+                "pendingCandidates returns at most 2 * kPendingOps ops");
+
+  /// For each of `ops`, the gradient ops from which it is reached through
+  /// gradient values alone (edges no rewrite reroutes), by op id. One walk
+  /// for all of them, in reverse schedule order (topological: a verified
+  /// graph): each op passes on to its producers the `ops` it reaches.
+  std::vector<llvm::BitVector>
+  gradientAncestors(llvm::ArrayRef<const Op *> ops) const {
+    assert(ops.size() <= kMaxAncestorSets && "more ops than bits");
+    std::vector<uint8_t> reaches(graph_.opIdBound(), 0);
+    for (size_t i = 0; i < ops.size(); ++i)
+      reaches[ops[i]->id()] |= uint8_t(1u << i);
+    std::vector<llvm::BitVector> ancestors(
+        ops.size(), llvm::BitVector(graph_.opIdBound()));
+    for (const Op &op : llvm::reverse(graph_.ops())) {
+      uint8_t bits = reaches[op.id()];
+      if (!bits)
+        continue;
+      for (const Value *operand : op.operands()) {
         const Op *producer = operand->producer();
-        if (!isGradient(*producer) || ancestors.test(producer->id()))
+        if (!isGradient(*producer))
           continue;
-        ancestors.set(producer->id());
-        stack.push_back(producer);
+        reaches[producer->id()] |= bits;
+        for (size_t i = 0; i < ops.size(); ++i)
+          if (bits & (1u << i))
+            ancestors[i].set(producer->id());
       }
     }
     return ancestors;
   }
 
   /// Bound 3 at `op`'s step: bound 1, plus the storage of outputs produced
-  /// by its gradient ancestors, plus for each other gradient value `v` an
+  /// by its gradient `ancestors`, plus for each other gradient value `v` an
   /// ancestor produced: the least of `v` and the outputs of its readers
   /// that are not ancestors (if `v` is freed, they ran before `op`).
-  absl::StatusOr<int64_t> withPendingGradients(const Op &op) {
-    llvm::BitVector ancestors = gradientAncestors(op);
+  absl::StatusOr<int64_t>
+  withPendingGradients(const Op &op, const llvm::BitVector &ancestors) {
     REMAT_ASSIGN_OR_RETURN(int64_t bytes,
                            ownedAtStep(op, /*skipOutputs=*/false));
     uint64_t ownTag = tag_;
@@ -213,7 +234,7 @@ private:
   }
 
   const Value &ownerOf(const Value *value) const {
-    return *liveness_.owner[value->id()];
+    return *storageOwner(value);
   }
 
   /// Storage beyond the leaves' sum: not of a param, an input or a constant.
@@ -290,7 +311,6 @@ private:
 
   const Graph &graph_;
   unsigned forwardOpIdBound_;
-  Liveness liveness_;
   /// By value id: the storage of a counted output.
   llvm::BitVector isOutputOwner_;
   /// By op id: the op produces a counted output's storage, and its bytes.

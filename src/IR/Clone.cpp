@@ -18,22 +18,14 @@ std::unique_ptr<Graph> Graph::clone(CloneIds ids) const {
   std::vector<Value *> valueMap(nextValueId_, nullptr);
   std::vector<Op *> opMap(nextOpId_, nullptr);
   llvm::SmallVector<Value *, 4> operands;
-  llvm::SmallVector<Type, 2> types;
   for (const Op &op : ops_) {
     operands.clear();
     for (Value *operand : op.operands())
       operands.push_back(valueMap[operand->id()]);
-    types.clear();
-    for (unsigned i = 0, e = op.numResults(); i < e; ++i)
-      types.push_back(op.result(i)->type());
     // Names come with the name table below.
-    Op *newOp =
-        copy->createOpImpl(op.def(), operands, op.attrs_, types,
-                           /*resultNames=*/{}, /*insertBefore=*/nullptr,
-                           /*registerNames=*/false);
-    newOp->setLoc(op.loc());
-    newOp->region_ = op.region_;
-    newOp->device_ = op.device_;
+    Op *newOp = copy->createCopyImpl(op, operands, /*resultNames=*/{},
+                                     /*insertBefore=*/nullptr,
+                                     /*registerNames=*/false);
     if (keepIds)
       newOp->id_ = op.id_;
     for (Op *dep : op.controlDeps())

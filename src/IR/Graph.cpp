@@ -85,6 +85,27 @@ Op *Graph::createOpImpl(const OpDef &def, llvm::ArrayRef<Value *> operands,
   return op;
 }
 
+Op *Graph::createCopyOf(const Op &original, llvm::ArrayRef<Value *> operands,
+                        llvm::ArrayRef<std::string> resultNames,
+                        Op *insertBefore) {
+  return createCopyImpl(original, operands, resultNames, insertBefore,
+                        /*registerNames=*/true);
+}
+
+Op *Graph::createCopyImpl(const Op &original, llvm::ArrayRef<Value *> operands,
+                          llvm::ArrayRef<std::string> resultNames,
+                          Op *insertBefore, bool registerNames) {
+  llvm::SmallVector<Type, 2> types;
+  for (const Value *result : original.results())
+    types.push_back(result->type());
+  Op *copy = createOpImpl(original.def(), operands, original.attrs_, types,
+                          resultNames, insertBefore, registerNames);
+  copy->setLoc(original.loc());
+  copy->region_ = original.region_;
+  copy->device_ = original.device_;
+  return copy;
+}
+
 void Graph::erase(Op *op) {
   assert(op->graph_ == this && "op of another graph");
   assert(op->controlUsers_.empty() && "erasing an op others depend on");

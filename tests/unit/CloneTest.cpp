@@ -1,4 +1,4 @@
-//===- CloneTest.cpp - Graph::clone and Graph::swap -------------------------===//
+//===- CloneTest.cpp - Graph::clone, Graph::swap, Graph::createCopyOf -------===//
 
 #include "remat/IR/Builder.h"
 #include "remat/IR/Graph.h"
@@ -121,6 +121,42 @@ TEST(CloneTest, SwapExchangesContentsAndOwnership) {
   EXPECT_TRUE(verify(second).ok()) << verify(second);
 }
 
+TEST(CloneTest, CreateCopyOfKeepsAllButOperandsAndNames) {
+  // A copy of `a = split(x)` reading `y`, made twice under the names the
+  // original's results get `.re` added to: the second is suffixed, as
+  // `createOp` suffixes a taken name.
+  Graph g("t");
+  Builder b(g);
+  Value *x = b.input("x", f32({4, 6}));
+  Value *y = b.input("y", f32({4, 6}));
+  b.setRegion("stage/1");
+  b.setDevice("gpu:1");
+  AttrList attrs = {{"axis", 1}, {"sizes", std::vector<int64_t>{2, 4}}};
+  Op *original = b.create("split", {x}, attrs, {"p", "q"});
+  ASSERT_TRUE(b.status().ok()) << b.status();
+  original->setLoc({7, 3});
+  std::vector<std::string> names = {"p.re", "q.re"};
+  Op *first = g.createCopyOf(*original, {y}, names, original);
+  Op *second = g.createCopyOf(*original, {y}, names);
+  for (Op *copy : {first, second}) {
+    EXPECT_EQ(copy->kind(), "split");
+    EXPECT_EQ(&copy->attrs(), &original->attrs());
+    EXPECT_EQ(copy->resultTypes(), original->resultTypes());
+    EXPECT_EQ(copy->region(), "stage/1");
+    EXPECT_EQ(copy->device(), "gpu:1");
+    EXPECT_EQ(copy->loc().line, 7u);
+    EXPECT_EQ(copy->loc().column, 3u);
+    EXPECT_EQ(copy->operand(0), y);
+  }
+  EXPECT_EQ(first->result(0)->name(), "p.re");
+  EXPECT_EQ(first->result(1)->name(), "q.re");
+  EXPECT_EQ(second->result(0)->name(), "p.re.1");
+  EXPECT_EQ(second->result(1)->name(), "q.re.1");
+  EXPECT_EQ(&*std::next(first->getIterator()), original);
+  EXPECT_EQ(&g.ops().back(), second);
+  g.addOutput(second->result(1));
+  EXPECT_TRUE(verify(g).ok()) << verify(g);
+}
 
 TEST(CloneTest, CopiesOwnTheirNames) {
   // Names live in each graph's name table: renaming and erasing in the copy

@@ -66,6 +66,13 @@ public:
                AttrList attrs, llvm::ArrayRef<Type> resultTypes,
                llvm::ArrayRef<std::string> resultNames = {},
                Op *insertBefore = nullptr);
+  /// Creates before `insertBefore` an op like `original` (of this graph or
+  /// another): its kind, attributes, result types, location, region and
+  /// device, reading `operands`, with result names as `createOp` makes them.
+  /// No attribute list or tag is interned again.
+  Op *createCopyOf(const Op &original, llvm::ArrayRef<Value *> operands,
+                   llvm::ArrayRef<std::string> resultNames,
+                   Op *insertBefore = nullptr);
   /// Removes and deletes `op`. Its results must be unused, not outputs and not
   /// in a collection, and no op may name it as a control dependency.
   void erase(Op *op);
@@ -137,6 +144,11 @@ private:
                    const AttrList *attrs, llvm::ArrayRef<Type> resultTypes,
                    llvm::ArrayRef<std::string> resultNames,
                    Op *insertBefore, bool registerNames);
+  /// `createCopyOf`, leaving the names out of the table when not
+  /// `registerNames`.
+  Op *createCopyImpl(const Op &original, llvm::ArrayRef<Value *> operands,
+                     llvm::ArrayRef<std::string> resultNames,
+                     Op *insertBefore, bool registerNames);
 
   /// Removes `value`'s name from the table and frees it.
   void dropName(Value *value);
