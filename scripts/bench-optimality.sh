@@ -69,6 +69,8 @@ for spec in "$@"; do
     [ "$(field budget_met "$ri")" = true ] || ilp="over"
     solved="solved"
     grep -q "^remat: bound.*stopped at the limit" "$err" && solved="stopped"
+    grep -q "^remat: bound.*no plan fits" "$err" && solved="no plan fits"
+    grep -q "^remat: bound.*no bound" "$err" && solved="no bound in time"
     echo "| $spec | ${nodes:--} | $budget ($share) | $auto ($autoPlanner) |" \
       "$autoTime | $ilp | $(seconds "$begin" "$end") | $bound ($solved) |" \
       "${boundTime:--} | $(gap "$auto" "$bound") | $(gap "$ilp" "$bound") |"
