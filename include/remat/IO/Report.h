@@ -86,8 +86,8 @@ struct TrainingReport {
   std::optional<int64_t> peakFloorBytes;
   std::optional<std::string> peakFloorOp;
   /// planPeakBytes() / peakFloorBytes - 1: how far the plan's peak may be
-  /// from the least any plan reaches (0: it is that least); null with
-  /// `peakFloorBytes`.
+  /// from the least any plan reaches (0: it is that least); null when
+  /// `peakFloorBytes` is.
   std::optional<double> peakOverFloor;
   /// The planner's proven relative gap to the least recompute cost (0:
   /// optimal); null when it proves nothing.
