@@ -69,9 +69,9 @@ void reportRecomputeBound(const RecomputeCostBound &bound,
   }
   report.recomputeLowerBound = bound.bound;
   // The bound is on plans within the budget.
-  double recompute = double(report.flopsRecompute);
   if (!*report.budgetMet)
     return;
+  double recompute = double(report.flopsRecompute);
   if (bound.bound > 0)
     report.gapToBound = recompute / bound.bound - 1;
   else if (recompute == 0)

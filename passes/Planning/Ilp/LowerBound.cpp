@@ -366,13 +366,13 @@ absl::StatusOr<RecomputeBound> boundRecomputeCost(const RematProblem &problem,
     return result;
   };
   if (!built.relaxation) {
-    result.proven = true;
-    if (int(problem.nodes.size()) > kMaxBoundOnlyNodes) {
-      result.proven = false;
+    // Settled without a solve, unless too large to build.
+    result.proven = result.infeasible ||
+                    int(problem.nodes.size()) <= kMaxBoundOnlyNodes;
+    if (!result.proven)
       result.solverFailure = fmt::format(
           "the relaxation is built for at most {} nodes, not {}",
           kMaxBoundOnlyNodes, problem.nodes.size());
-    }
     return finish();
   }
   auto &[dag, col, rows, upper, cost] = *built.relaxation;
