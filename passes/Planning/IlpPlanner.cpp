@@ -5,12 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed]` with a budget:
+/// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed][,windows]` with a
+/// budget:
 /// Checkmate's MILP over the training graph (Problem/GraphProblem.h), solved by
 /// CBC within the time limit, its schedule realised as recompute steps. CBC
 /// starts from the cheapest plan within the budget among the AP baselines
 /// and the planners of recompute steps (`ilp=cold` does not); `relaxed`
-/// stops after the relaxation and its rounded schedule. The report carries
+/// stops after the relaxation and its rounded schedule; `windows` improves
+/// the start in windows of the MILP, as it does where the MILP is too large
+/// to build. The report carries
 /// the proven gap. When CBC proves that no schedule fits, or finds none in
 /// time, the plan falls back to recomputing everything and says so.
 ///
@@ -42,6 +45,9 @@ struct IlpPlannerOptions {
   /// Stop after the relaxation (`relaxed`): its rounded schedule or the warm
   /// start, with the relaxation's bound.
   bool relaxed = false;
+  /// Search neighbourhoods of the start (`windows`) instead of the whole
+  /// MILP, as it does where the MILP is too large.
+  bool windows = false;
 };
 
 /// A schedule of the start planners, who planned it and what it costs.
@@ -102,6 +108,11 @@ absl::StatusOr<Starts> findStarts(const PlanningProblem &problem,
   return starts;
 }
 
+/// "1 window", "3 windows".
+std::string windowCount(int64_t windows) {
+  return fmt::format("{} window{}", windows, windows == 1 ? "" : "s");
+}
+
 class IlpPlanner : public Planner {
 public:
   explicit IlpPlanner(IlpPlannerOptions options) : options_(options) {}
@@ -119,17 +130,19 @@ public:
         options_.timeLimit.value_or(problem.timeLimitSeconds);
     options.maxNodes = options_.maxNodes;
     options.searchMilp = !options_.relaxed;
+    options.neighborhoods = options_.windows;
     if (problem.onProgress)
       options.onProgress = [&](const ilp::IlpProgress &progress) {
         problem.onProgress(fmt::format(
-            "ilp: {:.1f} s, incumbent {}, bound {:.0f}, gap {}, {} nodes",
+            "ilp: {:.1f} s, incumbent {}, bound {:.0f}, gap {}, {}",
             progress.seconds,
             progress.incumbent ? fmt::format("{:.0f}", *progress.incumbent)
                                : std::string("none"),
             progress.bound,
             progress.gap ? fmt::format("{:.2f}%", 100 * *progress.gap)
                          : std::string("-"),
-            progress.nodes));
+            progress.neighborhoods ? windowCount(progress.neighborhoods)
+                                   : fmt::format("{} nodes", progress.nodes)));
       };
     if (problem.onProgress)
       problem.onProgress(fmt::format("ilp: {} nodes, budget {}",
@@ -155,10 +168,12 @@ public:
           "ilp: a CBC solve gave nothing back ({}); planned from the others",
           result.solverFailure));
     if (!result.milpSkipped.empty())
-      plan.warnings.push_back(
-          fmt::format("ilp: {}; planned from the relaxation and the warm start",
-                      result.milpSkipped));
-    bool noMilp = options_.relaxed || !result.milpSkipped.empty();
+      plan.warnings.push_back(fmt::format(
+          "ilp: {}; planned from the relaxation and the warm start{}",
+          result.milpSkipped,
+          result.neighborhoods ? ", improved in windows of the MILP" : ""));
+    bool noMilp = options_.relaxed || !result.milpSkipped.empty() ||
+                  result.neighborhoods > 0;
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
       std::string why = fmt::format(
@@ -204,9 +219,11 @@ public:
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
           "ilp: {}; the plan is within {:.2f}% of the optimal recompute cost",
-          options_.relaxed ? "relaxed, no MILP"
-          : noMilp         ? "no MILP"
-                           : "stopped at its limit",
+          options_.relaxed        ? "relaxed, no MILP"
+          : result.neighborhoods  ? windowCount(result.neighborhoods) +
+                                        " of the MILP"
+          : noMilp                ? "no MILP"
+                                  : "stopped at its limit",
           100 * result.gap));
     return plan;
   }
@@ -217,7 +234,8 @@ private:
 
 /// Parses the text after `ilp=`: a positive, finite time limit in seconds
 /// (no limit is the planner without one),
-/// `nodes=N`, `cold` and `relaxed`, each at most once, comma-separated.
+/// `nodes=N`, `cold`, `relaxed` and `windows`, each at most once,
+/// comma-separated.
 absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
   REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
                          splitPlannerList("ilp", argument));
@@ -226,15 +244,18 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
     bool isNodes = item.startswith("nodes=");
     bool repeated = item == "cold"      ? options.cold
                     : item == "relaxed" ? options.relaxed
+                    : item == "windows" ? options.windows
                     : isNodes           ? options.maxNodes.has_value()
                                         : options.timeLimit.has_value();
     if (repeated)
       return invalidArgument("planner 'ilp' takes one time limit, one node "
-                             "limit, 'cold' and 'relaxed' at most once, got "
-                             "'ilp={}'",
+                             "limit, 'cold', 'relaxed' and 'windows' at most "
+                             "once, got 'ilp={}'",
                              argument.str());
-    if (item == "cold" || item == "relaxed") {
-      (item == "cold" ? options.cold : options.relaxed) = true;
+    if (item == "cold" || item == "relaxed" || item == "windows") {
+      (item == "cold"      ? options.cold
+       : item == "relaxed" ? options.relaxed
+                           : options.windows) = true;
       continue;
     }
     if (isNodes) {
@@ -308,7 +329,8 @@ void registerIlpPlanner(PlannerRegistry &registry) {
            "Checkmate's optimal schedule within the budget (CBC, warm-started "
            "from the AP baselines and the step planners unless 'cold'; "
            "SECONDS and nodes=N limit the search; 'relaxed' keeps the "
-           "relaxation's rounded schedule)",
+           "relaxation's rounded schedule; 'windows' searches windows of the "
+           "MILP, as it does where the MILP is too large)",
        .argument = "SECONDS",
        .factory = [](std::optional<llvm::StringRef> argument)
            -> absl::StatusOr<std::unique_ptr<Planner>> {

@@ -21,6 +21,7 @@
 #include <coin/CbcEventHandler.hpp>
 #include <coin/CbcModel.hpp>
 #include <coin/CbcSolver.hpp>
+#include <coin/OsiClpSolverInterface.hpp>
 
 #include <fmt/format.h>
 
@@ -283,6 +284,47 @@ CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   else
     failed.failure = fmt::format("CBC ended on {}", exit->describe());
   return failed;
+}
+
+int ModelColumns::add(double low, double up, double cost, bool integer) {
+  int column = size();
+  lower.push_back(low);
+  upper.push_back(up);
+  objective.push_back(cost);
+  if (integer)
+    integers.push_back(column);
+  return column;
+}
+
+CbcOutcome solveRows(const RowBuilder &rows, const ModelColumns &columns,
+                     const IlpOptions &options,
+                     llvm::ArrayRef<std::pair<int, double>> start) {
+  int numColumns = columns.size();
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(options.logLevel);
+  solver.messageHandler()->setFilePointer(stderr);
+  solver.loadProblem(rows.matrix(numColumns), columns.lower.data(),
+                     columns.upper.data(), columns.objective.data(),
+                     rows.lower(), rows.upper());
+  solver.setInteger(columns.integers.data(), int(columns.integers.size()));
+  solver.setObjSense(1.0);
+
+  std::vector<std::pair<std::string, double>> startValues;
+  if (!start.empty()) {
+    solver.setIntParam(OsiNameDiscipline, 1);
+    for (int column = 0; column < numColumns; ++column)
+      solver.setColName(column, fmt::format("c{}", column));
+    for (auto [column, value] : start)
+      startValues.emplace_back(fmt::format("c{}", column), value);
+  }
+
+  CbcModel cbc(solver);
+  cbc.messageHandler()->setFilePointer(stderr);
+  CbcMain0(cbc);
+  cbc.setLogLevel(options.logLevel);
+  if (!startValues.empty())
+    cbc.setMIPStart(startValues);
+  return runCbc(cbc, options);
 }
 
 } // namespace remat::ilp

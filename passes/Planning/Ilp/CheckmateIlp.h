@@ -50,6 +50,9 @@ struct IlpProgress {
   /// (incumbent - bound) / incumbent; absent without an incumbent.
   std::optional<double> gap;
   int64_t nodes = 0;
+  /// Neighbourhoods solved so far (`IlpOptions::neighborhoods`); 0 in the
+  /// MILP's search.
+  int64_t neighborhoods = 0;
 };
 
 /// How the MILP is solved.
@@ -71,6 +74,10 @@ struct IlpOptions {
   /// warm start, with the relaxation's bound: seconds on graphs of hundreds of
   /// nodes, where the MILP's root alone may take minutes.
   bool searchMilp = true;
+  /// Search windows of the start's forward nodes, each a restricted MILP
+  /// (docs/planning-ilp.md#neighbourhoods), instead of the whole MILP. Done
+  /// anyway, with `searchMilp`, where the MILP is too large to build.
+  bool neighborhoods = false;
   /// A valid schedule within the budget to start from (see `checkSchedule`);
   /// returned as a `Feasible` result when CBC ends with nothing cheaper.
   std::optional<RematSchedule> warmStart;
@@ -123,6 +130,9 @@ struct IlpResult {
   /// columns than `kMaxMilpColumns` (docs/planning-ilp.md#limits). The result
   /// is then the relaxation's and the warm start's, as without `searchMilp`.
   std::string milpSkipped;
+  /// Restricted MILPs solved by the neighbourhood search; 0 when it did not
+  /// run.
+  int64_t neighborhoods = 0;
 };
 
 /// What the relaxation of docs/planning-ilp.md#the-lower-bound proves about

@@ -15,6 +15,7 @@
 
 #include "CheckmateIlp.h"
 
+#include <coin/CoinFinite.hpp>
 #include <coin/CoinPackedMatrix.hpp>
 
 #include <climits>
@@ -138,6 +139,72 @@ constexpr double kDeadlineGraceSeconds = 5;
 /// not the end of remat. A child still running `kDeadlineGraceSeconds` or a
 /// quarter of the limit, whichever is more, after the time limit is killed.
 CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options);
+
+/// A model's columns: bounds, costs (minimised), which are integers.
+struct ModelColumns {
+  std::vector<double> lower, upper, objective;
+  std::vector<int> integers;
+
+  /// A new column; returns its index.
+  int add(double low, double up, double cost, bool integer);
+  int size() const { return int(lower.size()); }
+};
+
+/// `runCbc` on `rows` over `columns`, from `start` where given: values of
+/// integer columns that CBC's driver fixes, completing the others by an LP.
+CbcOutcome solveRows(const RowBuilder &rows, const ModelColumns &columns,
+                     const IlpOptions &options,
+                     llvm::ArrayRef<std::pair<int, double>> start = {});
+
+/// Checkmate's MILP restricted to a neighbourhood of a schedule (docs/
+/// planning-ilp.md#neighbourhoods): the bits of the free nodes are columns,
+/// every other bit keeps the schedule's value.
+struct NeighborhoodModel {
+  /// Where a free node may be computed and kept, and its columns.
+  struct FreeNode {
+    int node = 0;
+    /// Stages after its own that may compute it, ascending, and their
+    /// columns.
+    std::vector<int> recomputeStages, recomputeColumns;
+    /// Its own stage, then every stage that may compute or read it,
+    /// ascending; `keepColumns[k]` holds it in memory over the stages after
+    /// `events[k]` up to `events[k + 1]`, none after the last.
+    std::vector<int> events, keepColumns;
+  };
+
+  RowBuilder rows;
+  ModelColumns columns;
+  /// The schedule's own values of the integer columns: a start that fits
+  /// wherever the schedule does.
+  std::vector<std::pair<int, double>> start;
+  /// Ascending by node.
+  std::vector<FreeNode> freeNodes;
+};
+
+/// The restricted MILP around `schedule`, a valid schedule within the
+/// budget, with `freeNodes` (ascending forward nodes) free. O(F N / 64 + the
+/// free nodes' stages times their degree) to build, F the free nodes.
+NeighborhoodModel buildNeighborhoodModel(const RematProblem &problem,
+                                         const RematDag &dag,
+                                         const RematSchedule &schedule,
+                                         llvm::ArrayRef<int> freeNodes);
+
+/// `schedule` with the free nodes' bits read from a solution's `values`;
+/// recomputations of resident nodes dropped.
+RematSchedule neighborhoodSchedule(const NeighborhoodModel &model,
+                                   RematSchedule schedule,
+                                   llvm::ArrayRef<double> values);
+
+/// From `schedule` (which fits, at `cost`), windows of consecutive forward
+/// nodes, each solved as a `NeighborhoodModel` within `kWindowSearchNodes`
+/// nodes, every improvement kept; the window doubles after a sweep that
+/// improves nothing. Stops at `options`' time limit, when the schedule meets
+/// `bound` (a proven lower bound), or when a window of every node improves
+/// nothing. Errors (internal): a solution that fails the exact check.
+absl::StatusOr<IlpResult>
+searchNeighborhoods(const RematProblem &problem, const RematDag &dag,
+                    RematSchedule schedule, ScheduleCost cost, double bound,
+                    const IlpOptions &options);
 
 /// Memory is counted in units of the gcd of all sizes, so that every
 /// coefficient and every live total is an integer and the budget's rounding

@@ -200,17 +200,33 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
   }
   int64_t columns =
       options.searchMilp ? IlpColumns(problem, dag).totalColumns() : 0;
-  if (!options.searchMilp || columns > kMaxMilpColumns) {
+  std::string skipped =
+      columns > kMaxMilpColumns
+          ? fmt::format("the MILP of {} nodes would have {} columns, more "
+                        "than the {} it is built with",
+                        problem.nodes.size(), columns, kMaxMilpColumns)
+          : std::string();
+  if (options.searchMilp && start &&
+      (options.neighborhoods || !skipped.empty())) {
+    IlpOptions searchOptions = options;
+    searchOptions.timeLimitSeconds =
+        std::max(options.timeLimitSeconds - lower.seconds,
+                 options.timeLimitSeconds / 4);
+    REMAT_ASSIGN_OR_RETURN(IlpResult result,
+                           searchNeighborhoods(problem, dag, *start, *startCost,
+                                               lower.bound, searchOptions));
+    if (result.solverFailure.empty())
+      result.solverFailure = failure;
+    result.milpSkipped = skipped;
+    return result;
+  }
+  if (!options.searchMilp || !skipped.empty()) {
     IlpResult result;
     if (start)
       keepWarmStartIfBetter(result, *start, *startCost);
     tightenBound(result, lower.bound);
     result.solverFailure = failure;
-    if (options.searchMilp)
-      result.milpSkipped = fmt::format(
-          "the MILP of {} nodes would have {} columns, more than the {} it "
-          "is built with",
-          problem.nodes.size(), columns, kMaxMilpColumns);
+    result.milpSkipped = skipped;
     return result;
   }
   REMAT_ASSIGN_OR_RETURN(IlpModel model, buildIlpModel(problem, dag));

@@ -21,9 +21,6 @@
 #include "remat/Support/Status.h"
 #include "remat/Support/Stopwatch.h"
 
-#include <coin/CbcModel.hpp>
-#include <coin/CbcSolver.hpp>
-#include <coin/OsiClpSolverInterface.hpp>
 
 #include <fmt/format.h>
 
@@ -182,43 +179,20 @@ std::optional<RowBuilder> boundRows(const RematProblem &problem,
   return rows;
 }
 
-/// One CBC solve of the relaxation's rows under `objective`, from `start`
-/// (column values) where given.
+/// One CBC solve of the relaxation's rows, every column an integer, under
+/// `objective`, from `start` (every column's value) where given.
 CbcOutcome solveRelaxation(const RowBuilder &rows,
                            const std::vector<double> &upper,
                            const std::vector<double> &objective,
                            const IlpOptions &options,
                            llvm::ArrayRef<double> start = {}) {
-  int numColumns = int(upper.size());
-  std::vector<double> lower(numColumns, 0.0);
-  std::vector<int> integers(numColumns);
-  for (int column = 0; column < numColumns; ++column)
-    integers[column] = column;
-  OsiClpSolverInterface solver;
-  solver.messageHandler()->setLogLevel(options.logLevel);
-  solver.messageHandler()->setFilePointer(stderr);
-  solver.loadProblem(rows.matrix(numColumns), lower.data(), upper.data(),
-                     objective.data(), rows.lower(), rows.upper());
-  solver.setInteger(integers.data(), numColumns);
-  solver.setObjSense(1.0);
-
-  std::vector<std::pair<std::string, double>> startValues;
-  if (!start.empty()) {
-    solver.setIntParam(OsiNameDiscipline, 1);
-    for (int column = 0; column < numColumns; ++column) {
-      std::string name = fmt::format("c{}", column);
-      solver.setColName(column, name);
-      startValues.emplace_back(std::move(name), start[column]);
-    }
-  }
-
-  CbcModel cbc(solver);
-  cbc.messageHandler()->setFilePointer(stderr);
-  CbcMain0(cbc);
-  cbc.setLogLevel(options.logLevel);
-  if (!startValues.empty())
-    cbc.setMIPStart(startValues);
-  return runCbc(cbc, options);
+  ModelColumns columns;
+  for (int column = 0, e = int(upper.size()); column < e; ++column)
+    columns.add(0.0, upper[column], objective[column], /*integer=*/true);
+  std::vector<std::pair<int, double>> startValues;
+  for (int column = 0, e = int(start.size()); column < e; ++column)
+    startValues.emplace_back(column, start[column]);
+  return solveRows(rows, columns, options, startValues);
 }
 
 /// The relaxation of a problem, ready to solve.
