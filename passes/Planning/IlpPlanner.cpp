@@ -5,15 +5,15 @@
 //===----------------------------------------------------------------------===//
 ///
 /// \file
-/// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed][,windows]` with a
+/// `--planner=ilp[=SECONDS][,nodes=N][,cold][,relaxed][,windows[=K]]` with a
 /// budget:
 /// Checkmate's MILP over the training graph (Problem/GraphProblem.h), solved by
 /// CBC within the time limit, its schedule realised as recompute steps. CBC
 /// starts from the cheapest plan within the budget among the AP baselines
 /// and the planners of recompute steps (`ilp=cold` does not); `relaxed`
 /// stops after the relaxation and its rounded schedule; `windows` improves
-/// the start in windows of the MILP, as it does where the MILP is too large
-/// to build. The report carries
+/// the start in windows of the MILP (at most K), as it does where the MILP
+/// is too large to build. The report carries
 /// the proven gap. When CBC proves that no schedule fits, or finds none in
 /// time, the plan falls back to recomputing everything and says so.
 ///
@@ -45,9 +45,11 @@ struct IlpPlannerOptions {
   /// Stop after the relaxation (`relaxed`): its rounded schedule or the warm
   /// start, with the relaxation's bound.
   bool relaxed = false;
-  /// Search neighbourhoods of the start (`windows`) instead of the whole
-  /// MILP, as it does where the MILP is too large.
+  /// Search windows of the start (`windows`) instead of the whole MILP, as
+  /// it does where the MILP is too large.
   bool windows = false;
+  /// At most this many windows (`windows=K`).
+  std::optional<int64_t> maxWindows;
 };
 
 /// A schedule of the start planners, who planned it and what it costs.
@@ -131,6 +133,7 @@ public:
     options.maxNodes = options_.maxNodes;
     options.searchMilp = !options_.relaxed;
     options.neighborhoods = options_.windows;
+    options.maxNeighborhoods = options_.maxWindows;
     if (problem.onProgress)
       options.onProgress = [&](const ilp::IlpProgress &progress) {
         problem.onProgress(fmt::format(
@@ -215,6 +218,7 @@ public:
           result.cost.recomputeCost, formatBytes(result.cost.peakBytes),
           result.cost.peakNode));
     plan.schedule = problem::stepsOf(graph, result.schedule);
+    plan.modelledPeakBytes = result.cost.peakBytes;
     plan.optimalityGap = result.gap;
     if (result.status == ilp::IlpStatusKind::Feasible)
       plan.warnings.push_back(fmt::format(
@@ -234,18 +238,20 @@ private:
 
 /// Parses the text after `ilp=`: a positive, finite time limit in seconds
 /// (no limit is the planner without one),
-/// `nodes=N`, `cold`, `relaxed` and `windows`, each at most once,
+/// `nodes=N`, `cold`, `relaxed` and `windows[=K]`, each at most once,
 /// comma-separated.
 absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
   REMAT_ASSIGN_OR_RETURN(std::vector<std::string> items,
                          splitPlannerList("ilp", argument));
   IlpPlannerOptions options;
   for (llvm::StringRef item : items) {
-    bool isNodes = item.startswith("nodes=");
+    // `nodes=N` and `windows=K` take a positive count.
+    auto [key, count] = item.split('=');
+    bool counted = key == "nodes" || (key == "windows" && !count.empty());
     bool repeated = item == "cold"      ? options.cold
                     : item == "relaxed" ? options.relaxed
-                    : item == "windows" ? options.windows
-                    : isNodes           ? options.maxNodes.has_value()
+                    : key == "windows"  ? options.windows
+                    : key == "nodes"    ? options.maxNodes.has_value()
                                         : options.timeLimit.has_value();
     if (repeated)
       return invalidArgument("planner 'ilp' takes one time limit, one node "
@@ -258,13 +264,19 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
                            : options.windows) = true;
       continue;
     }
-    if (isNodes) {
-      int64_t nodes = 0;
-      if (item.drop_front(6).getAsInteger(10, nodes) || nodes < 1)
-        return invalidArgument("planner 'ilp' takes a positive node limit, "
+    if (counted) {
+      int64_t value = 0;
+      if (count.getAsInteger(10, value) || value < 1)
+        return invalidArgument("planner 'ilp' takes a positive {} limit, "
                                "got 'ilp={}'",
+                               key == "nodes" ? "node" : "window",
                                argument.str());
-      options.maxNodes = nodes;
+      if (key == "nodes") {
+        options.maxNodes = value;
+      } else {
+        options.windows = true;
+        options.maxWindows = value;
+      }
       continue;
     }
     double value = 0;
@@ -275,6 +287,11 @@ absl::StatusOr<IlpPlannerOptions> parseIlpOptions(llvm::StringRef argument) {
                              argument.str());
     options.timeLimit = value;
   }
+  if (options.relaxed && options.windows)
+    return invalidArgument("planner 'ilp' stops after the relaxation with "
+                           "'relaxed' and searches on with 'windows': not "
+                           "both, got 'ilp={}'",
+                           argument.str());
   return options;
 }
 
@@ -304,9 +321,16 @@ constexpr int kAutoSeconds = 60;
 /// halves at 50%; DenseNet-201 (708) would take 42 s.
 constexpr int64_t kRelaxedAutoOpLimit = 600;
 constexpr int kRelaxedAutoNodes = 200;
+/// The same graphs get a second candidate: that start improved in at most
+/// this many windows of the MILP, each limited to 200 nodes, so that the
+/// plan does not depend on the machine either. A separate candidate, for
+/// the windows pack values up to the budget in the MILP's model, which the
+/// built graph can exceed (docs/planners.md#ilp): the relaxed plan remains
+/// where it does.
+constexpr int kAutoWindows = 64;
 
-/// `auto`'s ILP candidate for `graph`, last of all: the MILP on small
-/// graphs, its relaxation on larger ones, none beyond.
+/// `auto`'s ILP candidates for `graph`, last of all: the MILP on small
+/// graphs, its relaxation and windows on larger ones, none beyond.
 std::vector<AutoCandidate> autoCandidates(const Graph &graph) {
   int64_t computeOps = int64_t(graph.numOps()) -
                        int64_t(graph.inputs().size() + graph.params().size());
@@ -316,6 +340,9 @@ std::vector<AutoCandidate> autoCandidates(const Graph &graph) {
   if (computeOps <= kRelaxedAutoOpLimit)
     return {{fmt::format("ilp={},nodes={},relaxed", kAutoSeconds,
                          kRelaxedAutoNodes),
+             autorank::Ilp},
+            {fmt::format("ilp={},nodes={},windows={}", kAutoSeconds,
+                         kRelaxedAutoNodes, kAutoWindows),
              autorank::Ilp}};
   return {};
 }

@@ -448,9 +448,34 @@ absl::StatusOr<Trial> BudgetSearch::tryPlanner(Base &from,
     dropped.dropped = true;
     return dropped;
   }
-  return builder.build(request.planner, plan,
-                       {.budgetBytes = request.budget,
-                        .keepGraph = request.keepGraph});
+  REMAT_ASSIGN_OR_RETURN(Trial trial,
+                         builder.build(request.planner, plan,
+                                       {.budgetBytes = request.budget,
+                                        .keepGraph = request.keepGraph}));
+  // A plan within its planner's own model of memory that the built graph
+  // exceeds (the ILP's windows fill the model's budget, and the built graph
+  // is scheduled again) is planned once more, told the budget less the
+  // overshoot; the better of the two stays.
+  std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
+  if (!request.budget || trial.peakBytes <= *request.budget || !modelled ||
+      *modelled > *request.budget)
+    return trial;
+  int64_t told = 2 * *request.budget - trial.peakBytes;
+  if (told <= 0)
+    return trial;
+  REMAT_ASSIGN_OR_RETURN(BasePlan again, builder.plan(*planner, told));
+  if (samePlan(again.plan, plan.plan)) {
+    ++trial.unbuilt;
+    return trial;
+  }
+  REMAT_ASSIGN_OR_RETURN(Trial retried,
+                         builder.build(request.planner, again,
+                                       {.budgetBytes = request.budget,
+                                        .keepGraph = request.keepGraph}));
+  retried.plannerBudget = told;
+  Trial &kept = isBetter(retried, trial, *request.budget) ? retried : trial;
+  kept.builds = 2;
+  return std::move(kept);
 }
 
 absl::StatusOr<Trial> BudgetSearch::tryForBudget(Base &from,

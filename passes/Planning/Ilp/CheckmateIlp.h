@@ -75,9 +75,13 @@ struct IlpOptions {
   /// nodes, where the MILP's root alone may take minutes.
   bool searchMilp = true;
   /// Search windows of the start's forward nodes, each a restricted MILP
-  /// (docs/planning-ilp.md#neighbourhoods), instead of the whole MILP. Done
+  /// (docs/planning-ilp.md#windows), instead of the whole MILP. Done
   /// anyway, with `searchMilp`, where the MILP is too large to build.
   bool neighborhoods = false;
+  /// The most windows that search solves (unset: until the time limit or
+  /// a sweep that improves nothing): with each window's node limit, a stop
+  /// at the same point on any machine.
+  std::optional<int64_t> maxNeighborhoods;
   /// A valid schedule within the budget to start from (see `checkSchedule`);
   /// returned as a `Feasible` result when CBC ends with nothing cheaper.
   std::optional<RematSchedule> warmStart;

@@ -94,6 +94,7 @@ public:
   void add(llvm::ArrayRef<std::pair<int, double>> terms, double lower,
            double upper);
   CoinPackedMatrix matrix(int numColumns) const;
+  int numRows() const { return int(starts_.size()); }
   const double *lower() const { return lower_.data(); }
   const double *upper() const { return upper_.data(); }
 
@@ -157,7 +158,7 @@ CbcOutcome solveRows(const RowBuilder &rows, const ModelColumns &columns,
                      llvm::ArrayRef<std::pair<int, double>> start = {});
 
 /// Checkmate's MILP restricted to a neighbourhood of a schedule (docs/
-/// planning-ilp.md#neighbourhoods): the bits of the free nodes are columns,
+/// planning-ilp.md#windows): the bits of the free nodes are columns,
 /// every other bit keeps the schedule's value.
 struct NeighborhoodModel {
   /// Where a free node may be computed and kept, and its columns.
@@ -198,7 +199,8 @@ RematSchedule neighborhoodSchedule(const NeighborhoodModel &model,
 /// From `schedule` (which fits, at `cost`), windows of consecutive forward
 /// nodes, each solved as a `NeighborhoodModel` within `kWindowSearchNodes`
 /// nodes, every improvement kept; the window doubles after a sweep that
-/// improves nothing. Stops at `options`' time limit, when the schedule meets
+/// improves nothing. Stops at `options`' time limit or window count
+/// (`maxNeighborhoods`), when the schedule meets
 /// `bound` (a proven lower bound), or when a window of every node improves
 /// nothing. Errors (internal): a solution that fails the exact check.
 absl::StatusOr<IlpResult>
