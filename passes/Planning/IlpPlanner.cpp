@@ -175,8 +175,8 @@ public:
           "ilp: {}; planned from the relaxation and the warm start{}",
           result.milpSkipped,
           result.neighborhoods ? ", improved in windows of the MILP" : ""));
-    bool noMilp = options_.relaxed || !result.milpSkipped.empty() ||
-                  result.neighborhoods > 0;
+    bool noMilp = options_.relaxed || options_.windows ||
+                  !result.milpSkipped.empty();
     if (result.status == ilp::IlpStatusKind::Infeasible ||
         result.status == ilp::IlpStatusKind::NoSolution) {
       std::string why = fmt::format(

@@ -220,7 +220,9 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     result.milpSkipped = skipped;
     return result;
   }
-  if (!options.searchMilp || !skipped.empty()) {
+  // Windows without a start to search from: the relaxation's outcome, as
+  // without the MILP.
+  if (!options.searchMilp || !skipped.empty() || options.neighborhoods) {
     IlpResult result;
     if (start)
       keepWarmStartIfBetter(result, *start, *startCost);
