@@ -214,7 +214,7 @@ private:
 std::vector<std::string>
 BudgetSearch::autoCandidates(const Graph &graph,
                              const PlannerRegistry &planners,
-                             CandidateSet set) {
+                             CandidateSet set, bool jointGraph) {
   std::vector<AutoCandidate> candidates;
   for (const PlannerInfo *info : planners.all()) {
     const PlannerSearchInfo &search = info->search;
@@ -227,8 +227,11 @@ BudgetSearch::autoCandidates(const Graph &graph,
                              search.sweptAtBudgets)
                       : set == CandidateSet::Sweep ||
                             set == CandidateSet::OneBudget;
-    if (wanted && search.autoCandidates)
-      llvm::append_range(candidates, search.autoCandidates(graph));
+    if (!wanted || !search.autoCandidates)
+      continue;
+    for (AutoCandidate &candidate : search.autoCandidates(graph))
+      if (!jointGraph || candidate.onJointGraphs)
+        candidates.push_back(std::move(candidate));
   }
   llvm::stable_sort(candidates, [](const AutoCandidate &a,
                                    const AutoCandidate &b) {
@@ -247,7 +250,8 @@ absl::StatusOr<Trial> BudgetSearch::run(Graph &graph) {
   std::vector<std::string> candidates;
   if (searching)
     candidates = autoCandidates(graph, options_.plannerRegistry(),
-                                CandidateSet::OneBudget);
+                                CandidateSet::OneBudget,
+                                setup_.jointForwardOps.has_value());
   REMAT_RETURN_IF_ERROR(differentiate(graph));
   // The baseline resolves a share of plain autodiff's peak to bytes.
   REMAT_ASSIGN_OR_RETURN(budget_,
@@ -595,7 +599,8 @@ BudgetSearch::searchLowestPeak(llvm::ArrayRef<std::string> candidates) {
         std::optional<Trial> atLowest,
         searchCandidates(autoCandidates(own().builder->graph(),
                                         options_.plannerRegistry(),
-                                        CandidateSet::AtLowestPeak),
+                                        CandidateSet::AtLowestPeak,
+                                        setup_.jointForwardOps.has_value()),
                          best->peakBytes, kAtLowestPeak,
                          best->flopsRecompute));
     if (atLowest && atLowest->peakBytes <= best->peakBytes &&

@@ -120,10 +120,12 @@ public:
   /// `PlannerSearchInfo::autoCandidates` of `planners` in rank order
   /// (docs/planners.md#adding-a-planner), those of planners that take a
   /// budget left out of a sweep and those of the others out of a search at
-  /// the lowest peak. O(log ops) plans.
+  /// the lowest peak, and on a joint graph those not meant for one
+  /// (`AutoCandidate::onJointGraphs`). O(log ops) plans.
   static std::vector<std::string> autoCandidates(const Graph &graph,
                                                  const PlannerRegistry &planners,
-                                                 CandidateSet set);
+                                                 CandidateSet set,
+                                                 bool jointGraph = false);
 
   /// Plain autodiff's peak on the options' own base: what a budget's share
   /// is of.

@@ -14,6 +14,7 @@
 
 #include "MeasuredTraining.h"
 #include "Planning/Planners.h"
+#include "Training/BudgetSearch.h"
 
 #include "remat/IR/Graph.h"
 #include "remat/Pass/Planner.h"
@@ -179,6 +180,27 @@ TEST(PlannerSearchInfoTest, EveryRankAutoTriesIsInPlannersDef) {
            planner->search.autoCandidates(*forward))
         tried.insert(candidate.rank);
   EXPECT_EQ(tried, std::set<int>(declared.begin(), declared.end()));
+}
+
+// The ILP's windows are tried on graphs of at least 100 compute ops, beside
+// its relaxation, and not on joint graphs partitioned for PyTorch
+// (`AutoCandidate::onJointGraphs`).
+TEST(PlannerSearchInfoTest, TheIlpsWindowsAreNotTriedOnJointGraphs) {
+  std::unique_ptr<Graph> forward = zooModel("mlp", {{"layers", "40"},
+                                                    {"width", "8"},
+                                                    {"batch", "4"},
+                                                    {"input", "8"}});
+  ASSERT_TRUE(forward);
+  auto candidates = [&](bool joint) {
+    return BudgetSearch::autoCandidates(*forward, PlannerRegistry::global(),
+                                        CandidateSet::OneBudget, joint);
+  };
+  std::vector<std::string> own = candidates(false), joint = candidates(true);
+  EXPECT_TRUE(llvm::is_contained(own, "ilp=60,nodes=200,windows=64"));
+  EXPECT_TRUE(llvm::is_contained(own, "ilp=60,nodes=200,relaxed"));
+  EXPECT_FALSE(llvm::is_contained(joint, "ilp=60,nodes=200,windows=64"));
+  EXPECT_TRUE(llvm::is_contained(joint, "ilp=60,nodes=200,relaxed"));
+  EXPECT_EQ(joint.size() + 1, own.size());
 }
 
 TEST(PlannerSearchInfoTest, TheIlpStartsFromTheRegistryItIsGiven) {

@@ -131,6 +131,10 @@ struct AutoCandidate {
   /// the output: the built-in planners' stand side by side in
   /// passes/Planning/Planners.def.
   int rank = 0;
+  /// Whether `auto` tries it on a joint graph partitioned for PyTorch
+  /// (`buildJointTrainingGraph`), which AOT Autograd and Inductor run in
+  /// their own order.
+  bool onJointGraphs = true;
 };
 
 /// What the budget search (`auto`, remat/Training/Training.h) needs to know
