@@ -170,7 +170,8 @@ public:
       plan.warnings.push_back(fmt::format(
           "ilp: a CBC solve gave nothing back ({}); planned from the others",
           result.solverFailure));
-    if (!result.milpSkipped.empty())
+    // Windows asked for need no MILP: its size is no news then.
+    if (!result.milpSkipped.empty() && !options_.windows)
       plan.warnings.push_back(fmt::format(
           "ilp: {}; planned from the relaxation and the warm start{}",
           result.milpSkipped,
@@ -222,7 +223,7 @@ public:
     plan.optimalityGap = result.gap;
     // Windows asked for are a search without proof: their gap is in the
     // report and on --progress, not a warning.
-    bool askedWindows = options_.windows && result.milpSkipped.empty();
+    bool askedWindows = options_.windows;
     if (result.status == ilp::IlpStatusKind::Feasible && askedWindows &&
         problem.onProgress)
       problem.onProgress(fmt::format(
