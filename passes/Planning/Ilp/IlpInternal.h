@@ -202,11 +202,12 @@ RematSchedule neighborhoodSchedule(const NeighborhoodModel &model,
 /// improves nothing. Stops at `options`' time limit or window count
 /// (`maxNeighborhoods`), when the schedule meets
 /// `bound` (a proven lower bound), or when a window of every node improves
-/// nothing. Errors (internal): a solution that fails the exact check.
-absl::StatusOr<IlpResult>
-searchNeighborhoods(const RematProblem &problem, const RematDag &dag,
-                    RematSchedule schedule, ScheduleCost cost, double bound,
-                    const IlpOptions &options);
+/// nothing. A window's solution that fails the exact check is passed over
+/// and named in `solverFailure`.
+IlpResult searchNeighborhoods(const RematProblem &problem,
+                              const RematDag &dag, RematSchedule schedule,
+                              ScheduleCost cost, double bound,
+                              const IlpOptions &options);
 
 /// Memory is counted in units of the gcd of all sizes, so that every
 /// coefficient and every live total is an integer and the budget's rounding

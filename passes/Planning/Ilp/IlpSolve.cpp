@@ -212,9 +212,8 @@ absl::StatusOr<IlpResult> solveCheckmateIlp(const RematProblem &problem,
     searchOptions.timeLimitSeconds =
         std::max(options.timeLimitSeconds - lower.seconds,
                  options.timeLimitSeconds / 4);
-    REMAT_ASSIGN_OR_RETURN(IlpResult result,
-                           searchNeighborhoods(problem, dag, *start, *startCost,
-                                               lower.bound, searchOptions));
+    IlpResult result = searchNeighborhoods(problem, dag, *start, *startCost,
+                                           lower.bound, searchOptions);
     if (result.solverFailure.empty())
       result.solverFailure = failure;
     result.milpSkipped = skipped;
