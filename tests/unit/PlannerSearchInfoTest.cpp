@@ -253,5 +253,99 @@ TEST(PlannerSearchInfoTest, TheSweepTriesAPlannerThatTakesNoBudget) {
             plansTried(*registryWithToy({})) + 1);
 }
 
+/// Keeps every forward value when told a budget of at least `generous`
+/// bytes, else every ninth; with `claims`, it gives the budget it is told
+/// as its modelled peak: a planner whose model of memory is wrong. Records
+/// each budget it is told (-1 for none).
+class WrongModelPlanner : public Planner {
+  static constexpr int kStride = 9;
+
+public:
+  WrongModelPlanner(int64_t generous, bool claims,
+                    std::shared_ptr<std::vector<int64_t>> told)
+      : generous_(generous), claims_(claims), told_(std::move(told)) {}
+
+  absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
+    told_->push_back(problem.budgetBytes.value_or(-1));
+    bool everything =
+        problem.budgetBytes && *problem.budgetBytes >= generous_;
+    RematPlan plan;
+    int index = 0;
+    for (const Op &op : problem.graph->ops()) {
+      if (!problem.isForward(op) || op.numOperands() == 0)
+        continue;
+      if (everything || index++ % kStride == 0)
+        for (Value *result : op.results())
+          if (result != problem.graph->outputs().front())
+            plan.kept.push_back(result);
+    }
+    if (claims_)
+      plan.modelledPeakBytes = problem.budgetBytes;
+    return plan;
+  }
+
+private:
+  int64_t generous_;
+  bool claims_;
+  std::shared_ptr<std::vector<int64_t>> told_;
+};
+
+/// The built-in planners and `wrong`, a `WrongModelPlanner`.
+std::unique_ptr<PlannerRegistry>
+registryWithWrongModel(int64_t generous,
+                       std::shared_ptr<std::vector<int64_t>> told,
+                       bool claims = true) {
+  auto registry = std::make_unique<PlannerRegistry>();
+  registerAllPlanners(*registry);
+  registry->add(
+      {.name = "wrong",
+       .summary = "Claims the budget it is told as its peak",
+       .factory = [generous, claims, told](std::optional<llvm::StringRef>)
+           -> absl::StatusOr<std::unique_ptr<Planner>> {
+         return std::make_unique<WrongModelPlanner>(generous, claims, told);
+       }});
+  return registry;
+}
+
+TEST(PlannerSearchInfoTest, APlanOverTheBudgetWithinItsModelIsPlannedAgain) {
+  std::unique_ptr<Graph> forward = smallMlp();
+  ASSERT_TRUE(forward);
+  // The peaks of its two plans: every value kept (told a budget it
+  // cannot meet and less than nothing after the overshoot: not planned
+  // again), and every ninth (told no budget).
+  auto told = std::make_shared<std::vector<int64_t>>();
+  absl::StatusOr<TrainingReport> all =
+      build(*forward, *registryWithWrongModel(0, told), "wrong", "1B");
+  absl::StatusOr<TrainingReport> ninth = build(
+      *forward, *registryWithWrongModel(0, told), "wrong", std::nullopt);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_TRUE(ninth.ok()) << ninth.status();
+  int64_t high = all->peakBytesAfter, low = ninth->peakBytesAfter;
+  ASSERT_LT(low, high);
+
+  // Told a budget between them, it keeps everything and claims to fit; the
+  // built graph does not, so it is told the budget less the overshoot,
+  // below its threshold, and its second plan fits.
+  int64_t budget = (low + high) / 2;
+  told->clear();
+  absl::StatusOr<TrainingReport> report =
+      build(*forward, *registryWithWrongModel(budget, told), "wrong",
+            fmt::format("{}B", budget));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(*told, (std::vector<int64_t>{budget, 2 * budget - high}));
+  EXPECT_EQ(report->peakBytesAfter, low);
+  EXPECT_EQ(report->budgetMet, std::optional<bool>(true));
+
+  // Without a modelled peak, nothing says the planner's model was wrong:
+  // it is told the budget once, and its plan misses it.
+  told->clear();
+  report = build(*forward, *registryWithWrongModel(budget, told, false),
+                 "wrong", fmt::format("{}B", budget));
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(*told, std::vector<int64_t>{budget});
+  EXPECT_EQ(report->peakBytesAfter, high);
+  EXPECT_EQ(report->budgetMet, std::optional<bool>(false));
+}
+
 } // namespace
 } // namespace remat
