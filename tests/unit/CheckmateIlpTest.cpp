@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <sys/resource.h>
@@ -383,6 +384,82 @@ TEST(CheckmateIlpTest, RelaxationNeverExceedsTheOptimum) {
   EXPECT_GE(meetsOptimum, 10);
   EXPECT_GE(positive, meetsOptimum);
   EXPECT_GE(provenInfeasible, 10);
+}
+
+// min x + 2y subject to x + y >= 1.5 and x <= 1: 1 + 2 * 0.5.
+TEST(CheckmateIlpTest, TheLinearRelaxationIsSolvedToItsOptimum) {
+  ModelColumns columns;
+  int x = columns.add(0.0, 1.0, 1.0, /*integer=*/true);
+  int y = columns.add(0.0, 1.0, 2.0, /*integer=*/true);
+  RowBuilder rows;
+  rows.add({{x, 1.0}, {y, 1.0}}, 1.5, COIN_DBL_MAX);
+  CbcOutcome lp = solveLinearRelaxation(rows, columns, {});
+  EXPECT_TRUE(lp.provenOptimal);
+  EXPECT_DOUBLE_EQ(lp.bound, 2.0);
+  EXPECT_EQ(lp.failure, "");
+  // x + y >= 2.5 over two columns of at most 1.
+  RowBuilder infeasible;
+  infeasible.add({{x, 1.0}, {y, 1.0}}, 2.5, COIN_DBL_MAX);
+  lp = solveLinearRelaxation(infeasible, columns, {});
+  EXPECT_TRUE(lp.provenInfeasible);
+  EXPECT_FALSE(lp.provenOptimal);
+}
+
+// CBC's solve of the bound killed or aborted (the 1000-layer MLP at 30%
+// ran past its limit in CBC's root) still leaves the LP's bound, solved
+// first in a child of its own: here every solver child after the first
+// aborts. The LP's bound is never above the exhaustive optimum nor above
+// the relaxation's, and is positive on some of these DAGs.
+TEST(CheckmateIlpTest, TheLpBoundStandsWhereCbcGivesNothingBack) {
+  std::string marker = ::testing::TempDir() + "remat-lp-bound-marker";
+  IlpOptions aborting;
+  aborting.timeLimitSeconds = 120;
+  aborting.inSolverProcess = [marker] {
+    if (std::FILE *seen = std::fopen(marker.c_str(), "r")) {
+      std::fclose(seen);
+      rlimit noCore = {0, 0};
+      setrlimit(RLIMIT_CORE, &noCore);
+      std::abort();
+    }
+    if (std::FILE *first = std::fopen(marker.c_str(), "w"))
+      std::fclose(first);
+  };
+  std::mt19937 rng(7301);
+  int positive = 0, solved = 0;
+  for (int trial = 0; trial < 16; ++trial) {
+    RematProblem problem = randomTrainingDag(rng, 3 + trial % 5,
+                                             /*gradientsReadInputs=*/trial % 2);
+    problem.budgetBytes = INT64_MAX / 2;
+    absl::StatusOr<ScheduleCost> keepAll =
+        checkSchedule(problem, keepAllSchedule(problem));
+    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
+    problem.budgetBytes = keepAll->peakBytes - 1;
+    std::optional<int64_t> optimum = bruteForceOptimum(problem);
+    if (!optimum)
+      continue;
+    SCOPED_TRACE(::testing::Message() << "trial " << trial);
+    std::remove(marker.c_str());
+    absl::StatusOr<RecomputeBound> lpOnly =
+        boundRecomputeCost(problem, aborting);
+    ASSERT_TRUE(lpOnly.ok()) << lpOnly.status();
+    ++solved;
+    EXPECT_FALSE(lpOnly->proven);
+    EXPECT_FALSE(lpOnly->infeasible);
+    RecomputeBound full = relaxationBound(problem);
+    EXPECT_LE(lpOnly->bound, full.bound);
+    EXPECT_LE(lpOnly->bound, double(*optimum - sumOfCosts(problem)));
+    if (lpOnly->bound > 0) {
+      ++positive;
+      EXPECT_EQ(lpOnly->solverFailure, "");
+    } else {
+      EXPECT_EQ(lpOnly->solverFailure, "CBC ended on signal 6 (Aborted)");
+    }
+  }
+  std::remove(marker.c_str());
+  RecordProperty("solved", solved);
+  RecordProperty("positive", positive);
+  EXPECT_GE(solved, 8);
+  EXPECT_GE(positive, 1);
 }
 
 // Above 20,000 nodes the relaxation is not built: bound 0, and why.

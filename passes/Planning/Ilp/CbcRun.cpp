@@ -209,12 +209,9 @@ std::vector<std::string> driverArguments(const IlpOptions &options) {
 /// The child's side: the driver on `cbc`, its outcome read back from the
 /// model. CBC's driver prints parts of its log (the banner, preprocessing,
 /// the search of the preprocessed model) on stdout, where remat writes its
-/// IR: in the child, file descriptor 1 is stderr.
+/// IR: `solveInChild` makes file descriptor 1 stderr.
 CbcOutcome solve(CbcModel &cbc, const IlpOptions &options,
                  ChildChannel &channel) {
-  dup2(STDERR_FILENO, STDOUT_FILENO);
-  if (options.inSolverProcess)
-    options.inSolverProcess();
   if (options.onProgress) {
     ProgressHandler handler([&channel](const IlpProgress &progress) {
       channel.send(progressMessage(progress));
@@ -249,9 +246,35 @@ CbcOutcome solve(CbcModel &cbc, const IlpOptions &options,
   return outcome;
 }
 
-} // namespace
+/// `solveInChild`'s body for the linear relaxation of `rows` over
+/// `columns`: CLP's simplex within the time limit.
+CbcOutcome solveLinear(const RowBuilder &rows, const ModelColumns &columns,
+                       const IlpOptions &options) {
+  OsiClpSolverInterface solver;
+  solver.messageHandler()->setLogLevel(options.logLevel);
+  solver.messageHandler()->setFilePointer(stderr);
+  solver.loadProblem(rows.matrix(columns.size()), columns.lower.data(),
+                     columns.upper.data(), columns.objective.data(),
+                     rows.lower(), rows.upper());
+  solver.setObjSense(1.0);
+  solver.getModelPtr()->setMaximumSeconds(options.timeLimitSeconds);
+  solver.initialSolve();
+  CbcOutcome outcome;
+  outcome.provenOptimal = solver.isProvenOptimal();
+  outcome.provenInfeasible = solver.isProvenPrimalInfeasible();
+  outcome.reachedLimit = !outcome.provenOptimal && !outcome.provenInfeasible;
+  if (outcome.provenOptimal)
+    outcome.bound = solver.getObjValue();
+  return outcome;
+}
 
-CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
+/// Runs `body` in a child process (remat/Support/ChildProcess.h), its
+/// stdout sent to stderr, after `options.inSolverProcess`: its outcome, or
+/// a `failure` where the child died or ran `kDeadlineGraceSeconds` or a
+/// quarter of the time limit past it.
+CbcOutcome
+solveInChild(const IlpOptions &options,
+             llvm::function_ref<CbcOutcome(ChildChannel &)> body) {
   std::optional<CbcOutcome> outcome;
   auto onMessage = [&](llvm::StringRef message) {
     char kind = message.empty() ? '\0' : message.front();
@@ -267,8 +290,10 @@ CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   double grace = std::max(kDeadlineGraceSeconds, options.timeLimitSeconds / 4);
   absl::StatusOr<ChildExit> exit = runInChild(
       [&](ChildChannel &channel) {
-        return channel.send(outcomeMessage(solve(cbc, options, channel))) ? 0
-                                                                          : 1;
+        dup2(STDERR_FILENO, STDOUT_FILENO);
+        if (options.inSolverProcess)
+          options.inSolverProcess();
+        return channel.send(outcomeMessage(body(channel))) ? 0 : 1;
       },
       onMessage, options.timeLimitSeconds + grace);
   if (exit.ok() && exit->succeeded() && outcome)
@@ -284,6 +309,22 @@ CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
   else
     failed.failure = fmt::format("CBC ended on {}", exit->describe());
   return failed;
+}
+
+} // namespace
+
+CbcOutcome runCbc(CbcModel &cbc, const IlpOptions &options) {
+  return solveInChild(options, [&](ChildChannel &channel) {
+    return solve(cbc, options, channel);
+  });
+}
+
+CbcOutcome solveLinearRelaxation(const RowBuilder &rows,
+                                 const ModelColumns &columns,
+                                 const IlpOptions &options) {
+  return solveInChild(options, [&](ChildChannel &) {
+    return solveLinear(rows, columns, options);
+  });
 }
 
 int ModelColumns::add(double low, double up, double cost, bool integer) {

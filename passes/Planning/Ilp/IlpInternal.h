@@ -111,6 +111,11 @@ double gapOf(double cost, double bound);
 /// for its tolerance, and never below 0.
 double integerBound(double bound);
 
+/// An LP optimum (CLP's) as a bound on an integer cost: `integerBound` with
+/// a relative slack of 1e-9 for the simplex's tolerances, which the live
+/// bytes' coefficients (up to about 1e8) make larger than CBC's.
+double linearBound(double optimum);
+
 /// What one CBC run (`runCbc`) ended with.
 struct CbcOutcome {
   /// It stopped at a limit (time, nodes, the deadline): nothing it says is
@@ -150,6 +155,13 @@ struct ModelColumns {
   int add(double low, double up, double cost, bool integer);
   int size() const { return int(lower.size()); }
 };
+
+/// The linear relaxation of `rows` over `columns` (no column an integer) on
+/// CLP, in a child process as `runCbc` runs CBC: `bound` is its optimum
+/// where `provenOptimal`.
+CbcOutcome solveLinearRelaxation(const RowBuilder &rows,
+                                 const ModelColumns &columns,
+                                 const IlpOptions &options);
 
 /// `runCbc` on `rows` over `columns`, from `start` where given: values of
 /// integer columns that CBC's driver fixes, completing the others by an LP.

@@ -52,6 +52,10 @@ double integerBound(double bound) {
   return std::max(0.0, std::ceil(bound - 1e-6));
 }
 
+double linearBound(double optimum) {
+  return integerBound(optimum - 1e-9 * std::abs(optimum));
+}
+
 /// The outcome of a run, its schedule checked exactly.
 static absl::StatusOr<IlpResult> readResult(const RematProblem &problem,
                                             const IlpColumns &columns,
