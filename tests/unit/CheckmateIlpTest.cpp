@@ -328,6 +328,15 @@ RecomputeBound relaxationBound(const RematProblem &problem) {
   return bound.ok() ? *bound : RecomputeBound{};
 }
 
+/// The peak of keeping everything, whatever `problem`'s budget.
+int64_t keepAllPeak(RematProblem problem) {
+  problem.budgetBytes = INT64_MAX / 2;
+  absl::StatusOr<ScheduleCost> cost =
+      checkSchedule(problem, keepAllSchedule(problem));
+  EXPECT_TRUE(cost.ok()) << cost.status();
+  return cost.ok() ? cost->peakBytes : 0;
+}
+
 int64_t sumOfCosts(const RematProblem &problem) {
   int64_t total = 0;
   for (const RematNode &node : problem.nodes)
@@ -346,12 +355,9 @@ TEST(CheckmateIlpTest, RelaxationNeverExceedsTheOptimum) {
   for (int trial = 0; trial < 40; ++trial) {
     RematProblem problem = randomTrainingDag(rng, 3 + trial % 5,
                                              /*gradientsReadInputs=*/trial % 2);
-    problem.budgetBytes = INT64_MAX / 2;
-    absl::StatusOr<ScheduleCost> keepAll =
-        checkSchedule(problem, keepAllSchedule(problem));
-    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
-    for (int64_t budget = problem.constantBytes; budget <= keepAll->peakBytes;
-         budget += 1 + keepAll->peakBytes / 6) {
+    int64_t peak = keepAllPeak(problem);
+    for (int64_t budget = problem.constantBytes; budget <= peak;
+         budget += 1 + peak / 6) {
       SCOPED_TRACE(::testing::Message()
                    << "trial " << trial << " budget " << budget);
       problem.budgetBytes = budget;
@@ -429,11 +435,7 @@ TEST(CheckmateIlpTest, TheLpBoundStandsWhereCbcGivesNothingBack) {
   for (int trial = 0; trial < 16; ++trial) {
     RematProblem problem = randomTrainingDag(rng, 3 + trial % 5,
                                              /*gradientsReadInputs=*/trial % 2);
-    problem.budgetBytes = INT64_MAX / 2;
-    absl::StatusOr<ScheduleCost> keepAll =
-        checkSchedule(problem, keepAllSchedule(problem));
-    ASSERT_TRUE(keepAll.ok()) << keepAll.status();
-    problem.budgetBytes = keepAll->peakBytes - 1;
+    problem.budgetBytes = keepAllPeak(problem) - 1;
     std::optional<int64_t> optimum = bruteForceOptimum(problem);
     if (!optimum)
       continue;
