@@ -171,10 +171,12 @@ absl::StatusOr<RecomputeBound>
 recomputeLowerBound(const RematProblem &problem,
                     const IlpOptions &options = {});
 
-/// The relaxation's bound alone, for any planner's plan: one CBC solve
-/// within `options`' time limit and node limit, started from the
-/// solution that computes every forward node again, so that a solve stopped
-/// at the limit still gives a bound (weaker than the optimum). Built for up
+/// The relaxation's bound alone, for any planner's plan: its linear
+/// relaxation on CLP within a quarter of `options`' time limit, then one
+/// CBC solve within the rest and the node limit, started from the solution
+/// that computes every forward node again, so that a solve stopped at the
+/// limit still gives a bound (weaker than the optimum); the higher of the
+/// two. `solverFailure` is set only where neither gives one. Built for up
 /// to 20,000 nodes; above, the bound is 0 and `solverFailure` says why.
 /// Errors: a malformed problem.
 absl::StatusOr<RecomputeBound>
