@@ -111,9 +111,9 @@ double gapOf(double cost, double bound);
 /// for its tolerance, and never below 0.
 double integerBound(double bound);
 
-/// An LP optimum (CLP's) as a bound on an integer cost: `integerBound` with
-/// a relative slack of 1e-9 for the simplex's tolerances, which the live
-/// bytes' coefficients (up to about 1e8) make larger than CBC's.
+/// An LP optimum (CLP's) as a bound on an integer cost: `integerBound` of
+/// it less a relative 1e-9, since the simplex meets the rows only to its
+/// tolerances, on coefficients of up to about 1e8 bytes.
 double linearBound(double optimum);
 
 /// What one CBC run (`runCbc`) ended with.
