@@ -9,7 +9,10 @@
 # where the built graph exceeds the budget) and wall time, the bound (`solved` where the relaxation reached
 # its optimum, else CBC's bound on it when stopped at SECONDS) and its time.
 # Then a second table: each model's lowest peak `auto` finds, the proven peak
-# floor, and the interval between them (`peak_over_floor`).
+# floor, and the interval between them (`peak_over_floor`); and the floor of
+# the plans in plain autodiff's order: the least budget, bisected, at which
+# `--bound` does not prove that no such plan fits (8 probes of `limit`
+# seconds at most, from the floor to the lowest peak found).
 # Usage: bench-optimality.sh REMAT WORKDIR SECONDS BUDGETS MODEL-SPEC ...
 # e.g. bench-optimality.sh build/bin/remat /tmp/opt 600 "70 50 30" \
 #        "resnet --depth=50" "mobilenet_v2" "unet" "transformer" \
@@ -22,6 +25,23 @@ field() { sed -n "s/^  \"$1\": \\(.*\\),\$/\\1/p" "$2"; }
 seconds() { printf '%.1f' "$(echo "$2 - $1" | bc -l)"; }
 # The plan's recompute over the bound, minus 1, as a percentage; none for a
 # plan over the budget.
+# The floor of the plans in plain autodiff's order between $2 (none fits)
+# and $3 (a plan fits) for model $1: one past the highest budget `--bound`
+# proves that no such plan fits, within 8 bisections.
+orderedFloor() {
+  low=$2 high=$3 probe=0
+  while [ $probe -lt 8 ] && [ $((low + 1)) -lt "$high" ]; do
+    mid=$(((low + high) / 2))
+    if "$remat" opt "$1" --budget="${mid}B" --planner=none --bound="$limit" \
+      --progress -o /dev/null 2>&1 | grep -q "^remat: bound.*no plan fits"; then
+      low=$mid
+    else
+      high=$mid
+    fi
+    probe=$((probe + 1))
+  done
+  echo $((low + 1))
+}
 gap() {
   if [ "$2" = null ] || [ "$1" = over ]; then echo "-"
   elif [ "$(echo "$2 == 0" | bc -l)" = 1 ]; then
@@ -30,8 +50,8 @@ gap() {
   fi
 }
 lowest="$work/lowest.md"
-echo "| model | lowest peak found (planner) | recompute | peak floor | above the floor | seconds |" >"$lowest"
-echo "|---|---|---|---|---|---|" >>"$lowest"
+echo "| model | lowest peak found (planner) | recompute | peak floor | above the floor | seconds | no plan in the order fits under |" >"$lowest"
+echo "|---|---|---|---|---|---|---|" >>"$lowest"
 echo "| model | nodes | budget | auto | auto s | ilp | ilp s | windows | windows s | bound | bound s | auto gap | ilp gap | windows gap |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for spec in "$@"; do
@@ -90,10 +110,12 @@ for spec in "$@"; do
   "$remat" opt "$work/$name.remat" --budget=1B --report="$r" -o /dev/null \
     2>/dev/null
   end=$(date +%s.%N)
-  echo "| $spec | $(field peak_bytes_after "$r") ($(field strategy "$r" | tr -d '"')) |" \
-    "$(field flops_recompute "$r") | $(field peak_floor_bytes "$r") |" \
+  floor=$(field peak_floor_bytes "$r") peak=$(field peak_bytes_after "$r")
+  echo "| $spec | $peak ($(field strategy "$r" | tr -d '"')) |" \
+    "$(field flops_recompute "$r") | $floor |" \
     "$(printf '%.1f%%' "$(echo "100 * $(field peak_over_floor "$r")" | bc -l)") |" \
-    "$(seconds "$begin" "$end") |" >>"$lowest"
+    "$(seconds "$begin" "$end") |" \
+    "$(orderedFloor "$work/$name.remat" "$((floor - 1))" "$peak") |" >>"$lowest"
 done
 echo
 cat "$lowest"
