@@ -179,6 +179,16 @@ std::optional<RowBuilder> boundRows(const RematProblem &problem,
   return rows;
 }
 
+/// The relaxation's columns, from 0 to `upper`, costing `objective`.
+ModelColumns relaxationColumns(const std::vector<double> &upper,
+                               const std::vector<double> &objective,
+                               bool integer) {
+  ModelColumns columns;
+  for (int column = 0, e = int(upper.size()); column < e; ++column)
+    columns.add(0.0, upper[column], objective[column], integer);
+  return columns;
+}
+
 /// One CBC solve of the relaxation's rows, every column an integer, under
 /// `objective`, from `start` (every column's value) where given.
 CbcOutcome solveRelaxation(const RowBuilder &rows,
@@ -186,9 +196,7 @@ CbcOutcome solveRelaxation(const RowBuilder &rows,
                            const std::vector<double> &objective,
                            const IlpOptions &options,
                            llvm::ArrayRef<double> start = {}) {
-  ModelColumns columns;
-  for (int column = 0, e = int(upper.size()); column < e; ++column)
-    columns.add(0.0, upper[column], objective[column], /*integer=*/true);
+  ModelColumns columns = relaxationColumns(upper, objective, /*integer=*/true);
   std::vector<std::pair<int, double>> startValues;
   for (int column = 0, e = int(start.size()); column < e; ++column)
     startValues.emplace_back(column, start[column]);
@@ -353,11 +361,9 @@ absl::StatusOr<RecomputeBound> boundRecomputeCost(const RematProblem &problem,
   // Its linear relaxation first, within a quarter of the limit: a CBC solve
   // killed before its root ends gives no bound at all (the 1000-layer MLP
   // at 30%), and the LP's optimum is one.
-  ModelColumns linear;
-  for (int column = 0; column < col.numColumns; ++column)
-    linear.add(0.0, upper[column], cost[column], /*integer=*/false);
   CbcOutcome lp = solveLinearRelaxation(
-      rows, linear, relaxationOptions(options, options.timeLimitSeconds / 4));
+      rows, relaxationColumns(upper, cost, /*integer=*/false),
+      relaxationOptions(options, options.timeLimitSeconds / 4));
   if (lp.provenInfeasible) {
     result.infeasible = result.proven = true;
     return finish();
