@@ -15,6 +15,9 @@
 #include "Planning/Ilp/CheckmateIlp.h"
 #include "Planning/Problem/GraphProblem.h"
 
+#include "remat/Analysis/Memory.h"
+#include "remat/IR/Diagnostics.h"
+#include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
 namespace remat {
@@ -23,6 +26,12 @@ absl::StatusOr<RecomputeCostBound>
 boundRecomputeCost(const PlanningProblem &problem, double seconds) {
   if (!problem.budgetBytes)
     return invalidArgument("a recompute bound needs a budget (--budget=SIZE)");
+  // The relaxation counts every result's bytes: where the simulation lets a
+  // result share a dead operand's storage, a plan may fit that it rules out.
+  for (const Op &op : problem.graph->ops())
+    if (!inPlaceOperands(op).empty())
+      return opError(op, "writes its result in place ('inplace'), which the "
+                         "recompute bound does not model");
   problem::GraphProblem graph =
       problem::buildGraphProblem(problem, problem::GraphModel::Scheduled);
   graph.problem.budgetBytes = *problem.budgetBytes;

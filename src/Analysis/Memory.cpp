@@ -6,9 +6,9 @@
 ///
 /// \file
 /// One pass over the schedule finds each value's storage owner and extends the
-/// owner's live range to every step that reads it or a view of it; a
-/// difference array then turns the ranges into live bytes per step. The rules
-/// are those of docs/memory-model.md.
+/// owner's live range to every step that reads it, a view of it or a result
+/// written in place of it; a difference array then turns the ranges into live
+/// bytes per step. The rules are those of docs/memory-model.md.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +18,7 @@
 #include "remat/IR/Graph.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <algorithm>
@@ -39,6 +40,14 @@ int64_t ownedBytes(const Value &value) {
              ? 0
              : value.type().byteSize();
 }
+
+llvm::ArrayRef<int64_t> inPlaceOperands(const Op &op) {
+  if (!op.hasFlag(OpFlagForeign))
+    return {};
+  const Attribute *operands = op.findAttr("inplace");
+  return operands ? operands->asIntList() : llvm::ArrayRef<int64_t>();
+}
+
 namespace {
 
 constexpr llvm::StringLiteral kGradSuffix = ".grad";
@@ -60,6 +69,56 @@ llvm::BitVector paramGradOwners(const Graph &graph, const Liveness &liveness) {
   return owners;
 }
 
+/// Decides which results are written in place (`inPlaceOperands`): a storage
+/// may be taken over at a step when every value sharing it is read there at
+/// the latest. Knows each value's last reading step beforehand; none of its
+/// work is done on a graph without in-place ops.
+class InPlaceWrites {
+public:
+  explicit InPlaceWrites(const Graph &graph) {
+    if (llvm::none_of(graph.ops(), [](const Op &op) {
+          return !inPlaceOperands(op).empty();
+        }))
+      return;
+    lastRead_.assign(graph.valueIdBound(), -1);
+    lastUse_.assign(graph.valueIdBound(), -1);
+    int64_t step = 0;
+    for (const Op &op : graph.ops()) {
+      for (const Value *operand : op.operands())
+        lastRead_[operand->id()] = step;
+      ++step;
+    }
+    for (const Value *output : graph.outputs())
+      lastRead_[output->id()] = step;
+  }
+
+  /// `value` shares `owner`'s storage from now on.
+  void join(const Value &value, const Value &owner) {
+    if (!lastUse_.empty())
+      lastUse_[owner.id()] =
+          std::max(lastUse_[owner.id()], lastRead_[value.id()]);
+  }
+
+  /// The storage result 0 of `op`, at `step`, takes over, or null.
+  const Value *storageTaken(const Op &op, int64_t step,
+                            llvm::ArrayRef<const Value *> owners) const {
+    const Value &result = *op.result(0);
+    for (int64_t index : inPlaceOperands(op)) {
+      const Value *owner = owners[op.operand(index)->id()];
+      if (owner && !owner->producer()->hasFlag(OpFlagLeaf) &&
+          lastUse_[owner->id()] <= step &&
+          owner->type().byteSize() == result.type().byteSize())
+        return owner;
+    }
+    return nullptr;
+  }
+
+private:
+  std::vector<int64_t> lastRead_;
+  /// By owner: the last step that reads a value sharing its storage.
+  std::vector<int64_t> lastUse_;
+};
+
 } // namespace
 
 Liveness computeLiveness(const Graph &graph) {
@@ -69,6 +128,7 @@ Liveness computeLiveness(const Graph &graph) {
   liveness.lastStep.assign(graph.valueIdBound(), -1);
   liveness.numSteps = graph.numOps();
   int64_t lastStep = liveness.numSteps - 1;
+  InPlaceWrites inPlace(graph);
 
   int64_t step = 0;
   for (const Op &op : graph.ops()) {
@@ -78,14 +138,18 @@ Liveness computeLiveness(const Graph &graph) {
             std::max(liveness.lastStep[owner->id()], step);
     for (unsigned i = 0, e = op.numResults(); i < e; ++i) {
       const Value *result = op.result(i);
-      const Value *aliased = nullptr;
+      const Value *shared = nullptr;
       if (isAlias(op, i))
-        aliased = liveness.owner[op.operand(0)->id()];
-      if (aliased) {
-        liveness.owner[result->id()] = aliased;
+        shared = liveness.owner[op.operand(0)->id()];
+      else if (i == 0)
+        shared = inPlace.storageTaken(op, step, liveness.owner);
+      if (shared) {
+        liveness.owner[result->id()] = shared;
+        inPlace.join(*result, *shared);
         continue;
       }
       liveness.owner[result->id()] = result;
+      inPlace.join(*result, *result);
       bool isLeaf = op.hasFlag(OpFlagLeaf);
       liveness.firstStep[result->id()] = isLeaf ? 0 : step;
       liveness.lastStep[result->id()] = isLeaf ? lastStep : step;

@@ -188,8 +188,10 @@ private:
       const Op &producer = *opById_[id];
       for (unsigned i = 0, e = producer.numResults(); i < e; ++i) {
         const Value *value = producer.result(i);
+        // A result written in place may share an operand's storage.
         if (&ownerOf(value) != value || !isCounted(*value) ||
-            stamp_[value->id()] == ownTag)
+            stamp_[value->id()] == ownTag ||
+            (i == 0 && mayWriteInPlace(producer)))
           continue;
         int64_t size = value->type().byteSize();
         if (!isOutputOwner_.test(value->id()))
@@ -306,7 +308,22 @@ private:
     for (unsigned i = 0, e = op.numResults(); i < e; ++i)
       if (!count(op.result(i)))
         return overflowAt(op);
+    // Result 0 and the operand it overwrites, counted both, are one storage:
+    // the output's where result 0 is one (then left out as the operand).
+    if (mayWriteInPlace(op))
+      sum -= op.result(0)->type().byteSize();
     return sum;
+  }
+
+  /// Whether some plan may write `op`'s result 0 in place of an operand
+  /// (`inPlaceOperands`): one whose storage is neither a leaf's nor an
+  /// output's, and of its bytes, so counted above.
+  bool mayWriteInPlace(const Op &op) const {
+    return llvm::any_of(inPlaceOperands(op), [&](int64_t index) {
+      const Value &owner = ownerOf(op.operand(index));
+      return isCounted(owner) && !isOutputOwner_.test(owner.id()) &&
+             owner.type().byteSize() == op.result(0)->type().byteSize();
+    });
   }
 
   const Graph &graph_;

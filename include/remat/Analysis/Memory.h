@@ -8,13 +8,16 @@
 /// Simulates the memory of a graph's schedule under the memory model of
 /// docs/memory-model.md: a value occupies numel x sizeof(dtype) bytes from the
 /// step its producer runs to the step its last reader runs; views alias their
-/// operand and extend its lifetime; inputs, params and outputs live throughout.
-/// Linear in ops + edges.
+/// operand and extend its lifetime; an op may write its result in place of an
+/// operand that nothing reads after it (`inPlaceOperands`); inputs, params and
+/// outputs live throughout. Linear in ops + edges.
 ///
 //===----------------------------------------------------------------------===//
 
 #ifndef REMAT_ANALYSIS_MEMORY_H
 #define REMAT_ANALYSIS_MEMORY_H
+
+#include "llvm/ADT/ArrayRef.h"
 
 #include <array>
 #include <cstdint>
@@ -39,6 +42,15 @@ const Value *storageOwner(const Value *value);
 /// The bytes `value` adds to memory when it is produced: its size, or 0 for
 /// an alias.
 int64_t ownedBytes(const Value &value);
+
+/// The operands, by index, whose storage result 0 of `op` takes over when
+/// nothing reads that storage after `op`'s step: those an `extern` op lists
+/// in `inplace` (a fusing compiler writes a pointwise kernel's result into a
+/// dead operand's buffer of the same type). Empty for every other op. Only
+/// the simulation (`computeLiveness`) applies it, as it depends on the
+/// schedule; the scheduler and the planners count the result's bytes, so
+/// they plan at most the peak the simulation finds.
+llvm::ArrayRef<int64_t> inPlaceOperands(const Op &op);
 
 /// What the live bytes at one step are made of.
 struct MemoryBreakdown {
@@ -76,11 +88,12 @@ MemoryProfile simulateMemory(const Graph &graph);
 /// as `simulateMemory` counts them. Side tables are indexed by value id;
 /// entries of ids not in the graph are null / -1.
 struct Liveness {
-  /// The value owning each value's storage: the value itself, or for a view
-  /// the owner of the view's operand 0.
+  /// The value owning each value's storage: the value itself, for a view
+  /// the owner of the view's operand 0, and for a result written in place
+  /// the owner of the operand it overwrites.
   std::vector<const Value *> owner;
   /// For owners: the first and last step (inclusive) at which the storage is
-  /// live. Entries of views are -1.
+  /// live. Entries of the other values are -1.
   std::vector<int64_t> firstStep;
   std::vector<int64_t> lastStep;
   /// Number of steps of the schedule.

@@ -8,16 +8,18 @@
 /// `extern` and `extern_view` stand for an op of another framework's graph
 /// (an aten op of PyTorch's joint graph) that remat plans but never runs:
 /// the op is what it is told, its result types (`types`), its FLOPs
-/// (`flops`) and its name there (`fn`, and `node` for the op itself). A
-/// planner needs nothing else; the framework runs the copies the rewrite
-/// makes, which keep every attribute. They have no gradient rule and no
-/// kernel: a graph of them arrives differentiated
-/// (`buildJointTrainingGraph`).
+/// (`flops`) and its name there (`fn`, and `node` for the op itself), and
+/// for `extern` the operands whose dead buffer its kernel writes result 0
+/// into (`inplace`, docs/memory-model.md). A planner needs nothing else;
+/// the framework runs the copies the rewrite makes, which keep every
+/// attribute. They have no gradient rule and no kernel: a graph of them
+/// arrives differentiated (`buildJointTrainingGraph`).
 ///
 //===----------------------------------------------------------------------===//
 
 #include "OpDefUtils.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 namespace remat {
@@ -70,6 +72,29 @@ static absl::StatusOr<TypeList> inferExtern(const OpSignature &sig) {
   return types;
 }
 
+/// `extern`'s results, and its `inplace` operands: each one, once, of result
+/// 0's type.
+static absl::StatusOr<TypeList> inferExternInPlace(const OpSignature &sig) {
+  REMAT_ASSIGN_OR_RETURN(TypeList types, inferExtern(sig));
+  llvm::ArrayRef<int64_t> inPlace = sig.getIntList("inplace");
+  for (size_t i = 0; i < inPlace.size(); ++i) {
+    int64_t index = inPlace[i];
+    if (index < 0 || index >= int64_t(sig.numOperands()))
+      return invalidArgument("'extern' attribute 'inplace' names operand {} "
+                             "of {}",
+                             index, sig.numOperands());
+    if (llvm::is_contained(inPlace.take_front(i), index))
+      return invalidArgument("'extern' attribute 'inplace' names operand {} "
+                             "twice",
+                             index);
+    if (sig.operand(index) != types[0])
+      return invalidArgument("'extern' result {} cannot be written in place "
+                             "of operand {} ({})",
+                             types[0].str(), index, sig.operand(index).str());
+  }
+  return types;
+}
+
 static absl::StatusOr<TypeList> inferExternView(const OpSignature &sig) {
   REMAT_ASSIGN_OR_RETURN(TypeList types, inferExtern(sig));
   if (types.size() != 1)
@@ -87,13 +112,17 @@ void registerExternOps(OpRegistry &registry) {
                                  {"types", AttrKind::String, std::nullopt},
                                  {"flops", AttrKind::Int, Attribute(0)},
                                  {"node", AttrKind::String, Attribute("")}};
+  std::vector<AttrSpec> externAttrs = attrs;
+  externAttrs.push_back({"inplace", AttrKind::IntList, Attribute()});
   registry.add({.name = "extern",
                 .summary = "An op of another framework (`fn`, its op `node` "
                            "there): results of the written `types`, costing "
-                           "`flops`; planned, never run.",
+                           "`flops`, result 0 written in place of the first "
+                           "`inplace` operand nothing reads later; planned, "
+                           "never run.",
                 .maxOperands = OpDef::kVariadic,
-                .attrs = attrs,
-                .inferTypes = inferExtern,
+                .attrs = externAttrs,
+                .inferTypes = inferExternInPlace,
                 .flops = externFlops,
                 .flags = OpFlagForeign});
   registry.add({.name = "extern_view",

@@ -20,6 +20,14 @@ Two more joins follow how Inductor lowers a scatter (the tied embedding's
 gradient, `index_put` with `accumulate`, in GPT-2 and BERT): the fill a
 scatter writes into is the scatter's own buffer, and a pointwise op that
 alone reads the scatter's result writes in place of it.
+
+A pointwise kernel also writes its result into the buffer of an operand of
+the same type that nothing reads after it (Inductor's `inplace_buffers`;
+the saved tensors the backward reads are donated to it), where the
+operand's other readers ran in earlier kernels. Whether nothing reads it
+later depends on the plan's order, so the op only names its candidates
+(`inplace_operands`: operands whose other readers are in the other pass, so
+in another kernel) and remat's memory simulation decides.
 """
 
 import torch
@@ -109,3 +117,37 @@ def chains(joint, backward, pinned):
         if len(chain) > 1:
             members[node] = sorted(chain, key=order.__getitem__)
     return members, set(into)
+
+
+def inplace_operands(members, inputs, result, readers, backward):
+    """The indices into `inputs` (the op's operands, in order) whose buffer
+    the kernel of the chain `members` may write `result` into, where nothing
+    reads it later: every member pointwise, and an operand of the result's
+    shape and type, read at the result's index (no view but `alias`), whose
+    other readers all run in the other pass. Inductor writes in place only over a
+    buffer whose other readers ran in earlier kernels, and a reader in the
+    same pass may be fused with this kernel (a sibling reading the same
+    buffer). `readers(node)` gives the ops (chains by their last node, the
+    graph's `output` node too) that read `node`, through views; `backward`
+    is the set of the backward's nodes."""
+    if not all(torch.Tag.pointwise in _tags(m) for m in members):
+        return []
+    op, in_backward = members[-1], members[-1] in backward
+
+    def other_pass_only(node):
+        return all(r is op or (r.op != "output" and
+                               (r in backward) != in_backward)
+                   for r in readers(node))
+
+    def buffer(node):
+        """The node whose buffer `node` reads at the same index, or None."""
+        while node.op == "call_function" and aten.op_name(node.target) == \
+                "alias":
+            node = node.args[0]
+        is_buffer = node.op == "call_function" and \
+            not aten.is_view(node.target)
+        return node if is_buffer else None
+
+    return [i for i, node in enumerate(inputs)
+            if buffer(node) is not None and _same_tensor_type(node, result)
+            and other_pass_only(buffer(node))]

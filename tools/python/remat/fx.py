@@ -12,7 +12,8 @@ tangent is an op of the backward that reads the scalar of `forward.end`,
 which reads every forward output, so that the whole backward follows the
 forward. A tuple-valued node is one op with a result per `getitem` that
 reads it. With `fuse`, a chain of pointwise nodes that a fusing compiler
-runs as one kernel is one op (remat/fusion.py). remat/aot.py says what
+runs as one kernel is one op (remat/fusion.py), and a pointwise op names
+the operands its result may be written in place of (`inplace`). remat/aot.py says what
 PyTorch 2's joint graph holds; remat/modules.py builds the modules back
 from the plan.
 """
@@ -71,6 +72,9 @@ class JointGraph:
         self.joint = joint
         # Whether ops' workspaces become results nothing reads.
         self.workspaces = workspaces
+        # Whether a fusing compiler runs the graph: chains are one op, and a
+        # pointwise op's result may be written in place of a dead operand.
+        self.fuse = fuse
         # Measured time of each node (remat/timing.py): each op's `cost`.
         self.nanoseconds = nanoseconds
         self.primals, self.tangents = aot.placeholders(joint)
@@ -85,6 +89,9 @@ class JointGraph:
         # kernel (remat/fusion.py): each is one op, named by its last node.
         self.chains, self.fused = ({}, set()) if not fuse else \
             fusion.chains(joint, self.backward, self._reads_updated)
+        # Each chain member's last node.
+        self.chain_of = {m: last for last, chain in self.chains.items()
+                         for m in chain}
         # For each op's node: its tensor operands (in operand order) and,
         # for a tuple, the index of each result.
         self.operands = {}
@@ -164,6 +171,18 @@ class JointGraph:
         self.tuple_indices[node.name] = [u.args[1] for u in results]
         return results
 
+    def _reading_ops(self, node):
+        """The ops that read `node`, through views: each by its node, a
+        chain's by its last node, and the graph's `output` node."""
+        readers, stack = set(), list(node.users)
+        while stack:
+            user = stack.pop()
+            if user.op == "call_function" and aten.is_view(user.target):
+                stack.extend(user.users)
+            else:
+                readers.add(self.chain_of.get(user, user))
+        return readers
+
     def _reads_updated(self, node):
         """Whether a copy of `node` in the backward would read a primal the
         forward updated, other than a batch norm's running statistics
@@ -214,6 +233,12 @@ class JointGraph:
             attrs.append(f"cost = {cost}")
         if not known or self._reads_updated(node):
             attrs.append("recompute = false")
+        inplace = self.fuse and kind == "extern" and len(results) == 1 and \
+            not workspace and \
+            fusion.inplace_operands(members, inputs, results[0],
+                                    self._reading_ops, self.backward)
+        if inplace:
+            attrs.append(f"inplace = [{', '.join(map(str, inplace))}]")
         operands = ", ".join("%" + self.value_of[i] for i in inputs)
         results_text = ", ".join(names)
         return f"  {results_text} = {kind}({operands}) {{{', '.join(attrs)}}}"

@@ -14,6 +14,9 @@ from torch._inductor.decomposition import select_decomp_table
 import remat.torch
 
 OP = re.compile(r'= extern(?:_view)?\(.*\{fn = "([^"]+)".*flops = (\d+)')
+# An extern op's operands, `fn` and `inplace` operands (None without).
+INPLACE = re.compile(r'= extern\(([^)]*)\) \{fn = "([^"]+)"'
+                     r'(?:.*inplace = \[([\d, ]*)\])?')
 
 
 def _wide(x, w):
@@ -38,6 +41,19 @@ def _tied(ids, table):
     # scatter, which Inductor's decompositions write into a fill.
     h = torch.tanh(F.embedding(ids, table))
     return (h.view(-1, 16) @ table.t()).sum(dim=1)
+
+
+def _exp_sum(x, w):
+    # exp alone reads the product; in the backward, the product of the
+    # gradient and exp reads exp, whose other reader ran in the forward.
+    return torch.exp(x @ w).sum(dim=1)
+
+
+def _siblings(x, w):
+    # tanh has two forward readers: exp, and (with Inductor's
+    # decompositions) its own backward's 1 - tanh^2, which may share exp's
+    # kernel.
+    return torch.exp(torch.tanh(x @ w)).sum(dim=1)
 
 
 def _gradients(f):
@@ -70,6 +86,18 @@ def _tied_gradient(f):
     table = torch.randn(100, 16, requires_grad=True)
     f(ids, table).sum().backward()
     return (table.grad,)
+
+
+def _inplace(text):
+    """{fn: (operands, the operands its result may be written over)} of
+    the text's extern ops, one per fn."""
+    found = {}
+    for m in INPLACE.finditer(text):
+        operands = [o.strip() for o in m.group(1).split(",")]
+        listed = [int(i) for i in m.group(3).split(",")] if m.group(3) \
+            else []
+        found[m.group(2)] = (operands, [operands[i] for i in listed])
+    return found
 
 
 def _ops(text):
@@ -123,6 +151,26 @@ class FusionTest(unittest.TestCase):
                                 decompositions=select_decomp_table())
         self.assertIn("aten._unsafe_masked_index_put_accumulate.default",
                       [fn for fn, _ in _ops(plain)])
+
+    def test_a_pointwise_op_names_the_dead_operands_it_may_overwrite(self):
+        """Inductor writes a pointwise kernel's result over an operand of
+        its type whose other readers ran in earlier kernels: a buffer only
+        it reads in its pass (remat/fusion.py)."""
+        decompositions = select_decomp_table()
+        ops = _inplace(_plan(_exp_sum, fuse=True, budget="100%",
+                             decompositions=decompositions)[0])
+        self.assertEqual(ops["aten.exp.default"], (["%mm"], ["%mm"]))
+        # In the backward: exp (through its alias), not the tangent's view.
+        operands, overwritten = ops["aten.mul.Tensor"]
+        self.assertEqual(len(overwritten), 1, operands)
+        self.assertTrue(overwritten[0].startswith("%alias"), operands)
+        ops = _inplace(_plan(_siblings, fuse=True, budget="100%",
+                             decompositions=decompositions)[0])
+        self.assertEqual(ops["aten.tanh.default"][1], ["%mm"])
+        self.assertEqual(ops["aten.exp.default"], (["%tanh"], []))
+        unfused = _plan(_exp_sum, fuse=False, budget="100%",
+                        decompositions=decompositions)[0]
+        self.assertNotIn("inplace", unfused)
 
     def test_random_ops_stay_apart(self):
         fused, _, _ = _plan(_dropped, fuse=True)
