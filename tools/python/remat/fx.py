@@ -84,14 +84,17 @@ class JointGraph:
         self.constants = aot.constants(joint)
         self.tangent_names = {t.name for t in self.tangents}
         self.nodes = {n.name: n for n in joint.graph.nodes}
+        self.order = {n: i for i, n in enumerate(joint.graph.nodes)}
         self.backward = self._backward_nodes()
         # With `fuse`, the pointwise chains a fusing compiler runs as one
         # kernel (remat/fusion.py): each is one op, named by its last node.
         self.chains, self.fused = ({}, set()) if not fuse else \
             fusion.chains(joint, self.backward, self._reads_updated)
-        # Each chain member's last node.
-        self.chain_of = {m: last for last, chain in self.chains.items()
-                         for m in chain}
+        # The last nodes of the chains each chain member is part of.
+        self.chains_of = {}
+        for last, chain in self.chains.items():
+            for member in chain:
+                self.chains_of.setdefault(member, []).append(last)
         # For each op's node: its tensor operands (in operand order) and,
         # for a tuple, the index of each result.
         self.operands = {}
@@ -180,7 +183,7 @@ class JointGraph:
             if user.op == "call_function" and aten.is_view(user.target):
                 stack.extend(user.users)
             else:
-                readers.add(self.chain_of.get(user, user))
+                readers.update(self.chains_of.get(user, [user]))
         return readers
 
     def _reads_updated(self, node):
@@ -236,7 +239,8 @@ class JointGraph:
         inplace = self.fuse and kind == "extern" and len(results) == 1 and \
             not workspace and \
             fusion.inplace_operands(members, inputs, results[0],
-                                    self._reading_ops, self.backward)
+                                    self._reading_ops, self.backward,
+                                    self.order)
         if inplace:
             attrs.append(f"inplace = [{', '.join(map(str, inplace))}]")
         operands = ", ".join("%" + self.value_of[i] for i in inputs)

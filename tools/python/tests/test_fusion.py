@@ -50,10 +50,17 @@ def _exp_sum(x, w):
 
 
 def _siblings(x, w):
-    # tanh has two forward readers: exp, and (with Inductor's
-    # decompositions) its own backward's 1 - tanh^2, which may share exp's
-    # kernel.
-    return torch.exp(torch.tanh(x @ w)).sum(dim=1)
+    # The product has two forward readers, exp and sin, which may share a
+    # kernel; its backward reads it again for cos.
+    t = x @ w
+    return (torch.exp(t) + torch.sin(t)).sum(dim=1)
+
+
+def _cross_entropy(x, w):
+    # The gradient's product of the tangent and the targets' mask is read
+    # by a sum and by the gradient; the log-softmax's exp is a forward op
+    # only the gradient reads.
+    return F.cross_entropy(x @ w, torch.arange(512) % 32, reduction="none")
 
 
 def _gradients(f):
@@ -166,11 +173,40 @@ class FusionTest(unittest.TestCase):
         self.assertTrue(overwritten[0].startswith("%alias"), operands)
         ops = _inplace(_plan(_siblings, fuse=True, budget="100%",
                              decompositions=decompositions)[0])
-        self.assertEqual(ops["aten.tanh.default"][1], ["%mm"])
-        self.assertEqual(ops["aten.exp.default"], (["%tanh"], []))
+        self.assertEqual(ops["aten.exp.default"], (["%mm"], []))
+        # cos(t) is a forward op only the backward reads, of t's size: it
+        # runs in the backward's kernel, which may write over t.
+        backward = [v for fn, v in ops.items()
+                    if fn.startswith("aten.cos.default+")]
+        self.assertEqual(len(backward), 1, ops)
+        self.assertIn("%mm", backward[0][1])
         unfused = _plan(_exp_sum, fuse=False, budget="100%",
                         decompositions=decompositions)[0]
         self.assertNotIn("inplace", unfused)
+
+    def test_a_value_inlined_into_its_readers_is_in_each_chain(self):
+        """Inductor computes a backward value read by several fused kernels
+        in each of them, and a forward value only the backward reads, no
+        smaller than what it reads, runs in the backward's kernel: the
+        cross-entropy's gradient reads the log-softmax and small values
+        alone, and is written over the log-softmax."""
+        with warnings.catch_warnings():  # the targets' ops: not in the table
+            warnings.simplefilter("ignore", UserWarning)
+            text, _, grads = _plan(_cross_entropy, fuse=True, budget="100%",
+                                   decompositions=select_decomp_table())
+        fns = [fn for fn, _ in _ops(text)]
+        product = "aten.where.self+aten.mul.Tensor"
+        readers = [fn for fn in fns if fn.startswith(product + "+")]
+        self.assertEqual(len(readers), 2, fns)
+        self.assertNotIn(product, fns)
+        self.assertNotIn("aten.exp.default", fns)
+        gradient = [v for fn, v in _inplace(text).items()
+                    if fn.startswith(product + "+") and "aten.exp" in fn]
+        self.assertEqual(len(gradient), 1, fns)
+        self.assertTrue(any(o.startswith("%alias") for o in gradient[0][1]),
+                        gradient)
+        for got, want in zip(grads, _gradients(_cross_entropy)):
+            torch.testing.assert_close(got, want)
 
     def test_random_ops_stay_apart(self):
         fused, _, _ = _plan(_dropped, fuse=True)
