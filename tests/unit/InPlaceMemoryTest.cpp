@@ -65,7 +65,8 @@ TEST(InPlaceMemoryTest, AResultTakesTheStorageOfAnOperandNothingReadsLater) {
   std::unique_ptr<Graph> graph = parse(op("a", "%x") + op("b", "%a", "0") +
                                        op("c", "%b", "0") + "  output %c\n");
   ASSERT_TRUE(graph);
-  EXPECT_THAT(simulateMemory(*graph).timeline, ElementsAre(K, 2 * K, 2 * K, 2 * K));
+  EXPECT_THAT(simulateMemory(*graph).timeline,
+              ElementsAre(K, 2 * K, 2 * K, 2 * K));
   Liveness liveness = computeLiveness(*graph);
   const Value *a = value(*graph, "a");
   EXPECT_EQ(liveness.owner[value(*graph, "b")->id()], a);

@@ -13,9 +13,9 @@ which reads every forward output, so that the whole backward follows the
 forward. A tuple-valued node is one op with a result per `getitem` that
 reads it. With `fuse`, a chain of pointwise nodes that a fusing compiler
 runs as one kernel is one op (remat/fusion.py), and a pointwise op names
-the operands its result may be written in place of (`inplace`). remat/aot.py says what
-PyTorch 2's joint graph holds; remat/modules.py builds the modules back
-from the plan.
+the operands its result may be written in place of (`inplace`).
+remat/aot.py says what PyTorch 2's joint graph holds; remat/modules.py
+builds the modules back from the plan.
 """
 
 import operator
