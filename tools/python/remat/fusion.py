@@ -118,8 +118,6 @@ def _tree(node, into):
     return list(tree)
 
 
-
-
 def _base(node):
     """The node whose buffer `node` is, through views."""
     while node.op == "call_function" and aten.is_view(node.target):
@@ -156,9 +154,9 @@ def _pass(node, readers, backward, into):
 
 
 def _inlined(node, readers, backward, pinned, into):
-    """Whether the backward's pointwise `node`, read by several `readers`,
-    runs inside each of them. Only in the backward: a forward value may be
-    what the plan saves, and then it is written."""
+    """Whether the pointwise `node`, read by several `readers`, runs inside
+    each of them. Only where it runs in the backward (`_pass`): another
+    forward value may be what the plan saves, and then it is written."""
     tags = _tags(node)
     if not _pass(node, readers, backward, into) or \
             torch.Tag.pointwise not in tags or \
