@@ -458,7 +458,8 @@ def short_label(r):
     if method.startswith("amb-"):
         return f"budget {method[4:]}"
     if method == "remat-target":
-        return "remat @" + ",".join(p[4:] for p in r["for"])
+        again = ", again" if r.get("asked_again") else ""
+        return "remat @" + ",".join(p[4:] for p in r["for"]) + again
     return {"compile": "compile", "checkpoint": "checkpoint",
             "remat-lowest": "remat lowest"}.get(method, method)
 
