@@ -22,6 +22,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
@@ -93,19 +94,27 @@ TEST(MeasuredCostsTest, AProfileOfAnotherGraphIsAnError) {
             "the export of this training graph?");
 }
 
-/// Writes `text` to a fresh temporary file and returns its path.
-std::string temporaryFile(const std::string &text) {
-  llvm::SmallString<128> path;
-  int fd;
-  EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("costs", "json", fd, path));
-  llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-  os << text;
-  return path.str().str();
-}
+/// A fresh temporary file holding `text`, removed when this goes.
+class TemporaryFile {
+public:
+  explicit TemporaryFile(const std::string &text) {
+    int fd;
+    EXPECT_FALSE(llvm::sys::fs::createTemporaryFile("costs", "json", fd, path_));
+    remover_.setFile(path_);
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+  }
+  std::string path() const { return path_.str().str(); }
+
+private:
+  llvm::SmallString<128> path_;
+  llvm::FileRemover remover_;
+};
 
 TEST(MeasuredCostsTest, ReadsTheProfileAndNamesWhatIsWrongInIt) {
-  std::string good = temporaryFile(
+  TemporaryFile goodFile(
       R"({"nodes": [{"name": "a.Relu", "op_type": "Relu", "seconds": 2.5e-6}]})");
+  std::string good = goodFile.path();
   absl::StatusOr<NodeProfile> read = readNodeProfile(good);
   ASSERT_TRUE(read.ok()) << read.status();
   EXPECT_EQ(read->path, good);
@@ -125,7 +134,8 @@ TEST(MeasuredCostsTest, ReadsTheProfileAndNamesWhatIsWrongInIt) {
             "\"seconds\""},
            {R"({"nodes": [{"name": "a", "seconds": -1}]})",
             ": error: nodes[0] ('a') has -1 seconds, expected 0 to 1e+06"}}) {
-    std::string path = temporaryFile(bad.text);
+    TemporaryFile file(bad.text);
+    std::string path = file.path();
     absl::StatusOr<NodeProfile> read = readNodeProfile(path);
     ASSERT_FALSE(read.ok()) << bad.text;
     std::string message(read.status().message());
