@@ -14,7 +14,9 @@ step time (SGD steps 2 to 5; step 1 compiles), the compile time (step 1's
 wall time less an eager step's, with a cold Inductor cache), remat's
 partition time, remat's predicted
 peak, and how far step 1's gradients and the five steps' losses are from
-eager's.
+eager's. Then each `activation_memory_budget` point is timed again in one
+process beside remat's plans at or under its peak, their steps taken in
+turn (`paired_child`): medians of separate processes move with the machine.
 """
 
 import argparse
@@ -39,6 +41,9 @@ STEPS = 5
 # plans measure up to 3% over their prediction under Inductor), plus the
 # params and inputs its report counts and the measured peak does not.
 TARGET_MARGIN = 0.97
+# Rounds of the paired timing (`paired_child`): each times every method of
+# its process once.
+PAIRED_ROUNDS = 4
 
 
 # ---------------------------------------------------------------- models
@@ -222,7 +227,8 @@ class _TimedPartition:
         return getattr(self.inner, name)
 
 
-def _method_runner(method, model, blocks, budget_bytes, costs="flops"):
+def _method_runner(method, model, blocks, budget_bytes, costs="flops",
+                   planner="auto"):
     """(callable model, context, remat backend or None) for `method`."""
     import torch
     import remat.torch
@@ -239,7 +245,7 @@ def _method_runner(method, model, blocks, budget_bytes, costs="flops"):
         elif budget == "lowest":
             budget = "0%"
         backend = remat.torch.backend(budget=budget, compiler=compiler,
-                                      costs=costs)
+                                      costs=costs, planner=planner)
         backend.partition = _TimedPartition(backend.partition)
         return (torch.compile(model, backend=backend, dynamic=False),
                 contextlib.nullcontext(), backend)
@@ -256,43 +262,76 @@ def _relative_error(actual, expected):
     return (actual - expected).abs().max().item() / scale
 
 
+class _Prepared:
+    """One method on a fresh model: `step()` runs forward and backward,
+    recording the loss; run it and the optimizer inside `context`."""
+
+    def __init__(self, args, method, target):
+        import torch
+        model, self.inputs, self.targets, blocks = make_model(
+            args.model, args.batch, args.sequence)
+        model.train()
+        self.model = model
+        self.run, self.context, self.backend = _method_runner(
+            method, with_loss(model), blocks,
+            None if target is None else
+            int(TARGET_MARGIN * int(target)) +
+            fixed_bytes(model, self.inputs, self.targets), args.costs,
+            args.planner)
+        self.parameters = list(model.parameters())
+        self.optimizer = torch.optim.SGD(self.parameters, lr=args.lr)
+        self.losses = []
+
+    def step(self):
+        loss = self.run(self.inputs, self.targets)
+        loss.backward()
+        self.losses.append(loss.item())
+
+    def timed_step(self):
+        """Seconds of one SGD step, gradients dropped first, as
+        `step_peak` does."""
+        import gc
+        for p in self.parameters:
+            p.grad = None
+        gc.collect()
+        with self.context:
+            started = time.perf_counter()
+            self.step()
+            self.optimizer.step()
+            return time.perf_counter() - started
+
+
 def child(args):
     import warnings
     import torch
     from remat.measure import step_peak
     torch.set_num_threads(args.threads)
-    model, inputs, targets, blocks = make_model(args.model, args.batch,
-                                                args.sequence)
-    model.train()
-    run, context, backend = _method_runner(
-        args.child, with_loss(model), blocks,
-        None if args.target is None else
-        int(TARGET_MARGIN * int(args.target)) +
-        fixed_bytes(model, inputs, targets), args.costs)
-    parameters = [p for p in model.parameters()]
-    optimizer = torch.optim.SGD(parameters, lr=args.lr)
-    losses = []
-
-    def step():
-        loss = run(inputs, targets)
-        loss.backward()
-        losses.append(loss.item())
-
+    run = _Prepared(args, args.child, args.target)
+    model, inputs, targets = run.model, run.inputs, run.targets
+    parameters, optimizer, backend = run.parameters, run.optimizer, \
+        run.backend
     reference = torch.load(args.reference) if args.child != "eager" else None
     figures = {"method": args.child}
     warnings.simplefilter("ignore")  # remat's missed budget is in the report
-    with context:
+    with run.context:
         started = time.perf_counter()
-        step()  # tracing, planning and compiling
+        run.step()  # tracing, planning and compiling
         figures["first_step_seconds"] = time.perf_counter() - started
         grads = [p.grad.detach().clone() for p in parameters]
         optimizer.step()
         peaks, times = [], []
-        for _ in range(STEPS - 1):
+
+        def timed_step():
+            # The step alone: not `step_peak`'s `gc.collect()`, whose time
+            # grows with the Python objects compiling left alive.
             started = time.perf_counter()
-            peaks.append(step_peak(lambda: (step(), optimizer.step()),
-                                   parameters))
+            run.step()
+            optimizer.step()
             times.append(time.perf_counter() - started)
+
+        for _ in range(STEPS - 1):
+            peaks.append(step_peak(timed_step, parameters))
+    losses = run.losses
     figures.update(measured=max(peaks), peaks=peaks, losses=losses,
                    step_seconds=statistics.median(times), times=times)
     if reference is None:
@@ -322,20 +361,44 @@ def child(args):
     print(json.dumps(figures))
 
 
+def paired_child(args):
+    """Step times of several methods compiled in one process, their steps
+    taken in turn, the order reversed every round: what the machine does
+    meanwhile then slows each alike. `args.paired`: `method[:target]`,
+    comma-separated."""
+    import warnings
+    import torch
+    torch.set_num_threads(args.threads)
+    warnings.simplefilter("ignore")
+    runs = []
+    for item in args.paired.split(","):
+        method, _, target = item.partition(":")
+        run = _Prepared(args, method, target or None)
+        run.timed_step()  # tracing, planning and compiling
+        run.timed_step()  # the first step after, as `child` leaves out
+        runs.append(run)
+    times = [[] for _ in runs]
+    for round_ in range(PAIRED_ROUNDS):
+        order = list(range(len(runs)))
+        for i in order if round_ % 2 == 0 else order[::-1]:
+            times[i].append(runs[i].timed_step())
+    print(json.dumps({"times": times}))
+
+
 # ---------------------------------------------------------------- the table
 
-def run_method(args, method, reference, eager_step, target=None):
+def _run_child(args, child_args):
+    """The last stdout line of this script run as a child with
+    `child_args`, as JSON, or {"failed": its last stderr line}."""
     from remat.measure import MMAP_ENV
     command = [sys.executable, __file__, "--model", args.model,
                "--threads", str(args.threads), "--lr", str(args.lr),
-               "--child", method, "--reference", reference,
-               "--eager-step", str(eager_step), "--costs", args.costs]
+               "--costs", args.costs, "--planner", args.planner]
+    command += child_args
     for flag in ("batch", "sequence"):
         if getattr(args, flag):
             command += [f"--{flag}", str(getattr(args, flag))]
-    if target is not None:
-        command += ["--target", str(target)]
-    # A cold Inductor cache for each method: its compile time then counts
+    # A cold Inductor cache for each process: its compile time then counts
     # every kernel it compiles, as a first `torch.compile` does.
     with tempfile.TemporaryDirectory() as cache:
         done = subprocess.run(
@@ -344,9 +407,18 @@ def run_method(args, method, reference, eager_step, target=None):
             capture_output=True, text=True)
     if done.returncode:
         lines = done.stderr.strip().splitlines() or ["no output"]
-        return {"method": method, "failed": lines[-1]}
-    figures = json.loads(done.stdout.strip().splitlines()[-1])
+        return {"failed": lines[-1]}
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def run_method(args, method, reference, eager_step, target=None):
+    child_args = ["--child", method, "--reference", reference,
+                  "--eager-step", str(eager_step)]
     if target is not None:
+        child_args += ["--target", str(target)]
+    figures = _run_child(args, child_args)
+    figures["method"] = method
+    if target is not None and "failed" not in figures:
         figures["target"] = target
     return figures
 
@@ -432,13 +504,12 @@ def dominance(results):
     whose measured peak is at most the point's, whichever budget it was
     made for: the issue's "a plan at or under that peak, at what step
     time"."""
-    ok = [r for r in results if "failed" not in r]
-    plans = [r for r in ok if r["method"].startswith("remat-")]
+    points, plans = _points_and_plans(results)
     lines = ["| point | its peak | its step | remat's fastest plan at or "
              "under that peak | its peak | its step | step ratio |",
              "|---|---|---|---|---|---|---|"]
-    for point in (r for r in ok if r["method"].startswith("amb-")):
-        fitting = [r for r in plans if r["measured"] <= point["measured"]]
+    for _, point in points:
+        fitting = [r for _, r in plans if r["measured"] <= point["measured"]]
         head = (f"| {point['method'][4:]} | {point['measured'] / MIB:.1f} "
                 f"MiB | {point['step_seconds']:.2f} s |")
         if not fitting:
@@ -449,6 +520,79 @@ def dominance(results):
             head + f" {label(best)} | {best['measured'] / MIB:.1f} MiB | "
             f"{best['step_seconds']:.2f} s | "
             f"{best['step_seconds'] / point['step_seconds']:.2f}x |")
+    return "\n".join(lines)
+
+
+def _points_and_plans(results):
+    """(index, result) of the `activation_memory_budget` points and of
+    remat's plans that did not fail."""
+    ok = [(i, r) for i, r in enumerate(results) if "failed" not in r]
+    return ([(i, r) for i, r in ok if r["method"].startswith("amb-")],
+            [(i, r) for i, r in ok if r["method"].startswith("remat-")])
+
+
+def pair_candidates(results):
+    """{index of a point: indices of remat's plans to time beside it}: of
+    the plans whose measured peak is at most the point's, the fastest one
+    and those made for that point."""
+    points, plans = _points_and_plans(results)
+    pairs = {}
+    for i, point in points:
+        fitting = [(j, r) for j, r in plans
+                   if r["measured"] <= point["measured"]]
+        if not fitting:
+            continue
+        fastest = min(fitting, key=lambda jr: jr[1]["step_seconds"])[0]
+        pairs[i] = sorted({fastest} | {j for j, r in fitting
+                                       if point["method"] in r.get("for", ())})
+    return pairs
+
+
+def _child_method(r):
+    """How `paired_child` is told to run the method of result `r`."""
+    if r["method"] == "remat-target":
+        return f"remat-target:{r['target']}"
+    return r["method"]
+
+
+def run_pairs(args, results):
+    """Times each point beside its candidate plans (`pair_candidates`) in
+    one process (`paired_child`) and records the times in the point's
+    result, under "paired"."""
+    for i, plans in pair_candidates(results).items():
+        methods = [results[i]["method"]] + [_child_method(results[j])
+                                            for j in plans]
+        out = _run_child(args, ["--paired", ",".join(methods)])
+        results[i]["paired"] = out if "failed" in out else {
+            "times": out["times"][0],
+            "plans": [{"index": j, "times": t}
+                      for j, t in zip(plans, out["times"][1:])]}
+        print(json.dumps(results[i]["paired"]), file=sys.stderr, flush=True)
+
+
+def paired_table(results):
+    """Each point against the plans timed beside it: the ratio of the
+    median steps, and the range of each round's ratio."""
+    lines = ["| point | remat's plan | its peak | point's step, paired | "
+             "plan's step, paired | step ratio | each round's ratio |",
+             "|---|---|---|---|---|---|---|"]
+    for point in results:
+        paired = point.get("paired")
+        if paired is None:
+            continue
+        head = f"| {point['method'][4:]} |"
+        if "failed" in paired:
+            lines.append(head + f" failed: {paired['failed']} | | | | | |")
+            continue
+        base = statistics.median(paired["times"])
+        for plan in paired["plans"]:
+            r = results[plan["index"]]
+            ratios = [a / b for a, b in zip(plan["times"], paired["times"])]
+            median = statistics.median(plan["times"])
+            lines.append(
+                head + f" {label(r)} | {r['measured'] / MIB:.1f} MiB | "
+                f"{base:.2f} s | {median:.2f} s | {median / base:.2f}x | "
+                f"{min(ratios):.2f}-{max(ratios):.2f}x |")
     return "\n".join(lines)
 
 
@@ -580,12 +724,21 @@ def main():
     parser.add_argument("--costs", default="flops",
                         choices=["flops", "measured"],
                         help="remat's op costs (remat.torch.partition)")
+    parser.add_argument("--planner", default="auto",
+                        help="remat's planner (remat.torch.partition)")
     parser.add_argument("--json", help="write every figure here")
     parser.add_argument("--svg", help="write the Pareto picture here")
     parser.add_argument("--replot", metavar="JSON",
                         help="write the table and --svg from a --json of an "
                         "earlier run, running nothing")
+    parser.add_argument("--no-pair", action="store_true",
+                        help="skip the paired timing of each point beside "
+                        "remat's plans at or under its peak")
+    parser.add_argument("--pair-from", metavar="JSON",
+                        help="run only the paired timing, for the points "
+                        "and plans of a --json of an earlier run")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--paired", help=argparse.SUPPRESS)
     parser.add_argument("--reference", help=argparse.SUPPRESS)
     parser.add_argument("--eager-step", type=float, default=0.0,
                         help=argparse.SUPPRESS)
@@ -593,16 +746,17 @@ def main():
     args = parser.parse_args()
     if args.child:
         return child(args)
-    if args.replot:
-        with open(args.replot) as file:
+    if args.paired:
+        return paired_child(args)
+    if args.replot or args.pair_from:
+        with open(args.replot or args.pair_from) as file:
             figures = json.load(file)
-        print(table(figures["results"]))
-        print()
-        print(dominance(figures["results"]))
-        if args.svg:
-            with open(args.svg, "w") as out:
-                out.write(pareto_svg(figures["model"], figures["results"]))
-        return None
+        if args.pair_from:
+            for flag in ("model", "batch", "sequence", "threads", "costs",
+                         "planner"):
+                setattr(args, flag, figures.get(flag, getattr(args, flag)))
+            run_pairs(args, figures["results"])
+        return report(args, figures)
     methods = (args.methods.split(",") if args.methods else
                SMALL_METHODS if args.model in ("mlp", "cnn") else
                PYTORCH_METHODS + ["remat-target", "remat-lowest"])
@@ -628,17 +782,29 @@ def main():
                 eager_step = r["step_seconds"]
             results.append(r)
             print(json.dumps(r), file=sys.stderr, flush=True)
+    if not args.no_pair:
+        run_pairs(args, results)
+    return report(args, {"model": args.model, "batch": args.batch,
+                         "sequence": args.sequence, "threads": args.threads,
+                         "costs": args.costs, "planner": args.planner,
+                         "results": results})
+
+
+def report(args, figures):
+    """Prints the tables of `figures` and writes --json and --svg."""
+    results = figures["results"]
     print(table(results))
     print()
     print(dominance(results))
+    if any("paired" in r for r in results):
+        print()
+        print(paired_table(results))
     if args.json:
         with open(args.json, "w") as out:
-            json.dump({"model": args.model, "batch": args.batch,
-                       "sequence": args.sequence, "threads": args.threads,
-                       "results": results}, out, indent=1)
+            json.dump(figures, out, indent=1)
     if args.svg:
         with open(args.svg, "w") as out:
-            out.write(pareto_svg(args.model, results))
+            out.write(pareto_svg(figures["model"], results))
 
 
 if __name__ == "__main__":
