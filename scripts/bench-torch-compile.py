@@ -287,18 +287,22 @@ class _Prepared:
         loss.backward()
         self.losses.append(loss.item())
 
-    def timed_step(self):
-        """Seconds of one SGD step, gradients dropped first, as
-        `step_peak` does."""
-        import gc
-        for p in self.parameters:
-            p.grad = None
-        gc.collect()
+    def sgd_step(self):
+        """Seconds of one SGD step, run inside `context`."""
         with self.context:
             started = time.perf_counter()
             self.step()
             self.optimizer.step()
             return time.perf_counter() - started
+
+    def timed_step(self):
+        """`sgd_step` after dropping the gradients and collecting, as
+        `step_peak` does, neither of which it times."""
+        import gc
+        for p in self.parameters:
+            p.grad = None
+        gc.collect()
+        return self.sgd_step()
 
 
 def child(args):
@@ -320,17 +324,11 @@ def child(args):
         grads = [p.grad.detach().clone() for p in parameters]
         optimizer.step()
         peaks, times = [], []
-
-        def timed_step():
+        for _ in range(STEPS - 1):
             # The step alone: not `step_peak`'s `gc.collect()`, whose time
             # grows with the Python objects compiling left alive.
-            started = time.perf_counter()
-            run.step()
-            optimizer.step()
-            times.append(time.perf_counter() - started)
-
-        for _ in range(STEPS - 1):
-            peaks.append(step_peak(timed_step, parameters))
+            peaks.append(step_peak(lambda: times.append(run.sgd_step()),
+                                   parameters))
     losses = run.losses
     figures.update(measured=max(peaks), peaks=peaks, losses=losses,
                    step_seconds=statistics.median(times), times=times)
