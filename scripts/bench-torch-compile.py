@@ -311,9 +311,6 @@ def child(args):
     from remat.measure import step_peak
     torch.set_num_threads(args.threads)
     run = _Prepared(args, args.child, args.target)
-    model, inputs, targets = run.model, run.inputs, run.targets
-    parameters, optimizer, backend = run.parameters, run.optimizer, \
-        run.backend
     reference = torch.load(args.reference) if args.child != "eager" else None
     figures = {"method": args.child}
     warnings.simplefilter("ignore")  # remat's missed budget is in the report
@@ -321,14 +318,14 @@ def child(args):
         started = time.perf_counter()
         run.step()  # tracing, planning and compiling
         figures["first_step_seconds"] = time.perf_counter() - started
-        grads = [p.grad.detach().clone() for p in parameters]
-        optimizer.step()
+        grads = [p.grad.detach().clone() for p in run.parameters]
+        run.optimizer.step()
         peaks, times = [], []
         for _ in range(STEPS - 1):
             # The step alone: not `step_peak`'s `gc.collect()`, whose time
             # grows with the Python objects compiling left alive.
             peaks.append(step_peak(lambda: times.append(run.sgd_step()),
-                                   parameters))
+                                   run.parameters))
     losses = run.losses
     figures.update(measured=max(peaks), peaks=peaks, losses=losses,
                    step_seconds=statistics.median(times), times=times)
@@ -342,12 +339,13 @@ def child(args):
             abs(a - e) / abs(e) for a, e in zip(losses, reference["losses"]))
         figures["compile_seconds"] = (figures["first_step_seconds"] -
                                       args.eager_step)
-    if backend is not None:
+    if run.backend is not None:
         import remat.torch
-        reports = backend.reports
+        reports = run.backend.reports
         figures["graphs"] = len(reports)
-        figures["partition_seconds"] = backend.partition.seconds
-        figures["fixed_bytes"] = fixed_bytes(model, inputs, targets)
+        figures["partition_seconds"] = run.backend.partition.seconds
+        figures["fixed_bytes"] = fixed_bytes(run.model, run.inputs,
+                                             run.targets)
         figures["report_fixed_bytes"] = sum(
             r["peak_bytes_after"] - remat.torch.step_bytes(r)
             for r in reports)
