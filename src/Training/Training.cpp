@@ -13,6 +13,7 @@
 #include "remat/Training/Training.h"
 
 #include "Training/BudgetSearch.h"
+#include "Training/JointForwardOrder.h"
 #include "Training/PlanBuilder.h"
 
 namespace remat {
@@ -27,6 +28,7 @@ buildTrainingGraph(Graph &graph, const TrainingOptions &options) {
 absl::StatusOr<TrainingReport>
 buildJointTrainingGraph(Graph &joint, unsigned forwardOps,
                         const TrainingOptions &options) {
+  orderJointForward(joint, forwardOps);
   if (options.budget)
     return buildTrainingGraphInBudget(joint, options, forwardOps);
   return buildTrainingGraphAsGiven(joint, options, forwardOps);
