@@ -164,8 +164,12 @@ public:
 
     plan.modelledPeakBytes = result.cost.peakBytes;
     if (result.status == chain::ChainStatusKind::Infeasible) {
-      REMAT_ASSIGN_OR_RETURN(result,
-                             solveForLowestPeak(blocks.problem, options));
+      // It does not depend on the budget: solved once per graph.
+      if (!prepared_->lowestPeak) {
+        REMAT_ASSIGN_OR_RETURN(prepared_->lowestPeak,
+                               solveForLowestPeak(blocks.problem, options));
+      }
+      result = *prepared_->lowestPeak;
       if (result.status == chain::ChainStatusKind::Infeasible) {
         plan.plain = true;
         plan.budgetNotes.push_back("chain: no schedule fits by its model; "
@@ -204,6 +208,8 @@ private:
     size_t numOps;
     problem::GraphProblem nodes;
     std::optional<chain::BlockChain> blocks;
+    /// `solveForLowestPeak` of `blocks`, once a budget needed it.
+    std::optional<chain::ChainResult> lowestPeak;
 
     bool plans(const PlanningProblem &problem) const {
       const Graph &g = *problem.graph;
@@ -224,6 +230,7 @@ private:
                       g.valueIdBound(),
                       g.numOps(),
                       problem::buildGraphProblem(problem),
+                      std::nullopt,
                       std::nullopt};
     if (problem::numForward(prepared.nodes.problem) > 0) {
       REMAT_ASSIGN_OR_RETURN(prepared.blocks,
