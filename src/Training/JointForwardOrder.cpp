@@ -119,7 +119,8 @@ void orderJointForward(Graph &joint, unsigned forwardOps) {
   schedule.reserve(joint.numOps());
   for (Op &op : joint.ops())
     schedule.push_back(&op);
-  llvm::ArrayRef<Op *> forward = llvm::ArrayRef(schedule).take_front(forwardOps);
+  llvm::ArrayRef<Op *> forward =
+      llvm::ArrayRef(schedule).take_front(forwardOps);
   std::vector<int> position(joint.opIdBound(), -1);
   for (int i = 0; i < int(forward.size()); ++i)
     position[forward[i]->id()] = i;

@@ -1,4 +1,4 @@
-//===- JointForwardOrder.h - A joint graph's forward, in block order -*- C++ -*-===//
+//===- JointForwardOrder.h - A joint forward in block order -----*- C++ -*-===//
 //
 // Part of the remat project.
 //

@@ -1,4 +1,4 @@
-//===- JointForwardOrderTest.cpp - A joint graph's forward, reordered ------===//
+//===- JointForwardOrderTest.cpp - A joint graph's forward, reordered -----===//
 //
 // Part of the remat project.
 //
