@@ -6,6 +6,7 @@
 
 #include "Training/JointForwardOrder.h"
 
+#include "remat/Analysis/Walk.h"
 #include "remat/IR/Op.h"
 #include "remat/IR/OpRegistry.h"
 #include "remat/IR/Value.h"
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <queue>
 #include <tuple>
 #include <vector>
@@ -41,13 +43,15 @@ struct Place {
   }
 };
 
-/// The forward ops' positions and the data and control edges among its
-/// compute ops (declarations are constants: no edge), or nothing when an op
-/// reads one at or after its own position.
+/// The data and control edges among the forward's compute ops, by
+/// position (declarations are constants: no edge).
 struct ForwardEdges {
   std::vector<llvm::SmallVector<int, 4>> deps, readers;
 };
 
+/// The edges of `forward`, whose ops' positions `position` holds by id, or
+/// nothing when an op reads one outside the forward or at or after its own
+/// position.
 std::optional<ForwardEdges> forwardEdges(llvm::ArrayRef<Op *> forward,
                                          const std::vector<int> &position) {
   int n = int(forward.size());
@@ -132,17 +136,12 @@ void orderJointForward(Graph &joint, unsigned forwardOps) {
     return;
 
   int n = int(forward.size());
-  std::vector<char> isAncestor(n, 0);
-  isAncestor[loss] = 1;
-  for (std::vector<int> stack{loss}; !stack.empty();) {
-    int op = stack.back();
-    stack.pop_back();
-    for (int p : edges->deps[op])
-      if (!isAncestor[p]) {
-        isAncestor[p] = 1;
-        stack.push_back(p);
-      }
-  }
+  // The loss and its ancestors (declarations among them, which have no
+  // edges): all forward ops, as the edges' check found.
+  OpSet ancestors = backwardWalk(joint, forward[loss]).set;
+  std::vector<char> isAncestor(n);
+  for (int i = 0; i < n; ++i)
+    isAncestor[i] = ancestors.test(forward[i]->id());
   std::vector<Place> place(n);
   std::vector<int> anchors = ancestorsLatestFirst(*edges, loss, isAncestor);
   for (int k = 0; k < int(anchors.size()); ++k)
