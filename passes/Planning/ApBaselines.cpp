@@ -13,18 +13,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 
 namespace remat::chain {
 
 /// Within the budget beats over it; then the cheaper, or over it the lower
 /// peak.
-static bool isBetter(const BaselineSchedule &candidate,
-                     const BaselineSchedule &best) {
-  if (candidate.fits != best.fits)
-    return candidate.fits;
-  return candidate.fits ? candidate.cost.cost < best.cost.cost
-                        : candidate.cost.peakBytes < best.cost.peakBytes;
+static bool isBetter(bool fits, const problem::ScheduleCost &cost,
+                     bool bestFits, const problem::ScheduleCost &best) {
+  if (fits != bestFits)
+    return fits;
+  return fits ? cost.cost < best.cost : cost.peakBytes < best.peakBytes;
 }
 
 std::vector<int> cutNodes(const problem::RematProblem &problem) {
@@ -134,8 +134,8 @@ sqrtnSchedule(const problem::RematProblem &problem) {
   return measuredSegmentSchedule(problem, sqrtnCheckpoints(problem));
 }
 
-absl::StatusOr<BaselineSchedule> greedySweep(const problem::RematProblem &problem,
-                                             int maxTrials) {
+absl::StatusOr<std::vector<GreedyTrial>>
+greedyTrials(const problem::RematProblem &problem, int maxTrials) {
   // The checkpoints change only where the running total crosses the
   // parameter: the prefix totals of the forward bytes give every choice.
   // Each choice costs O(N) and each trial O(N^2): the distinct choices are
@@ -149,17 +149,39 @@ absl::StatusOr<BaselineSchedule> greedySweep(const problem::RematProblem &proble
     if (choices.empty() || checkpoints != choices.back())
       choices.push_back(std::move(checkpoints));
   }
-  size_t trials = std::min(choices.size(), size_t(std::max(maxTrials, 1)));
-  std::optional<BaselineSchedule> best;
-  for (size_t j = 0; j < trials; ++j) {
+  size_t count = std::min(choices.size(), size_t(std::max(maxTrials, 1)));
+  std::vector<GreedyTrial> trials;
+  trials.reserve(count);
+  for (size_t j = 0; j < count; ++j) {
     // Evenly spaced, both ends included.
-    size_t index = trials == 1 ? 0 : j * (choices.size() - 1) / (trials - 1);
-    REMAT_ASSIGN_OR_RETURN(BaselineSchedule candidate,
+    size_t index = count == 1 ? 0 : j * (choices.size() - 1) / (count - 1);
+    REMAT_ASSIGN_OR_RETURN(BaselineSchedule measured,
                            measuredSegmentSchedule(problem, choices[index]));
-    if (!best || isBetter(candidate, *best))
-      best = std::move(candidate);
+    trials.push_back({std::move(choices[index]), measured.cost});
   }
-  return std::move(*best);
+  return trials;
+}
+
+BaselineSchedule bestGreedyTrial(const problem::RematProblem &problem,
+                                 llvm::ArrayRef<GreedyTrial> trials,
+                                 int64_t budgetBytes) {
+  assert(!trials.empty() && "the sweep tries at least one choice");
+  auto fits = [&](const GreedyTrial &trial) {
+    return trial.cost.peakBytes <= budgetBytes;
+  };
+  const GreedyTrial *best = &trials.front();
+  for (const GreedyTrial &trial : trials.drop_front())
+    if (isBetter(fits(trial), trial.cost, fits(*best), best->cost))
+      best = &trial;
+  return {segmentSchedule(problem, best->checkpoints), best->cost,
+          fits(*best)};
+}
+
+absl::StatusOr<BaselineSchedule> greedySweep(const problem::RematProblem &problem,
+                                             int maxTrials) {
+  REMAT_ASSIGN_OR_RETURN(std::vector<GreedyTrial> trials,
+                         greedyTrials(problem, maxTrials));
+  return bestGreedyTrial(problem, trials, problem.budgetBytes);
 }
 
 std::optional<std::pair<problem::RematSchedule, problem::ScheduleCost>>
@@ -177,7 +199,7 @@ bestBaselineSchedule(const problem::RematProblem &problem) {
   std::optional<std::pair<BaselineSchedule, const char *>> best;
   if (greedy.fits)
     best.emplace(std::move(greedy), "ap-greedy");
-  if (sqrtn.fits && (!best || isBetter(sqrtn, best->first)))
+  if (sqrtn.fits && (!best || sqrtn.cost.cost < best->first.cost.cost))
     best.emplace(std::move(sqrtn), "ap-sqrtn");
   return best;
 }

@@ -22,6 +22,7 @@
 #include "llvm/ADT/ArrayRef.h"
 
 #include <optional>
+#include <vector>
 
 namespace remat::chain {
 
@@ -66,10 +67,27 @@ struct BaselineSchedule {
 absl::StatusOr<BaselineSchedule>
 sqrtnSchedule(const problem::RematProblem &problem);
 
+/// One choice of AP-greedy's parameter: its checkpoints and what their
+/// segment schedule costs and holds, whatever the budget.
+struct GreedyTrial {
+  std::vector<int> checkpoints;
+  problem::ScheduleCost cost;
+};
+
 /// Checkmate's sweep of AP-greedy's parameter over the prefix totals of the
-/// forward bytes (at most `maxTrials` of them, evenly spaced, as each trial
-/// costs O(N^2)): the cheapest schedule within the budget, or, when none
-/// fits, the one of lowest peak. Errors as `sqrtnSchedule`.
+/// forward bytes: at most `maxTrials` of the distinct choices, evenly
+/// spaced, as each trial costs O(N^2). Errors as `sqrtnSchedule`.
+absl::StatusOr<std::vector<GreedyTrial>>
+greedyTrials(const problem::RematProblem &problem, int maxTrials = 64);
+
+/// Of `trials` (not empty), the cheapest within `budgetBytes`, or, when
+/// none fits, the one of lowest peak; the first of equals. Its schedule is
+/// built again: O(N^2), as one trial.
+BaselineSchedule bestGreedyTrial(const problem::RematProblem &problem,
+                                 llvm::ArrayRef<GreedyTrial> trials,
+                                 int64_t budgetBytes);
+
+/// `bestGreedyTrial` of `greedyTrials` at the problem's budget.
 absl::StatusOr<BaselineSchedule>
 greedySweep(const problem::RematProblem &problem, int maxTrials = 64);
 

@@ -26,24 +26,21 @@
 namespace remat::planners {
 namespace {
 
-/// The training graph as the baselines' node graph, refused above
+/// Whether the baselines plan `graph`: refused above
 /// `chain::kMaxBaselineNodes`.
-absl::StatusOr<problem::GraphProblem> baselineProblem(const PlanningProblem &problem,
-                                                  llvm::StringRef planner) {
-  problem::GraphProblem graph = problem::buildGraphProblem(problem);
+absl::Status checkBaselineProblem(const problem::GraphProblem &graph,
+                                  llvm::StringRef planner) {
   size_t nodes = graph.problem.nodes.size();
   if (nodes > chain::kMaxBaselineNodes)
     return invalidArgument(
         "planner '{}': the graph has {} nodes, over the limit of {} (its "
         "schedule takes nodes^2 bits)",
         planner.str(), nodes, chain::kMaxBaselineNodes);
-  if (problem.budgetBytes)
-    graph.problem.budgetBytes = *problem.budgetBytes;
-  REMAT_RETURN_IF_ERROR(problem::validateProblem(graph.problem));
-  return graph;
+  return problem::validateProblem(graph.problem);
 }
 
-/// `ap-greedy` when `greedy`, else `ap-sqrtn`.
+/// `ap-greedy` when `greedy`, else `ap-sqrtn`. Both keep the node graph,
+/// and `ap-greedy` its sweep's trials, for the next budget.
 class ApPlanner : public Planner {
 public:
   explicit ApPlanner(bool greedy) : greedy_(greedy) {}
@@ -53,11 +50,23 @@ public:
     if (greedy_ && !problem.budgetBytes)
       return invalidArgument("planner '{}' needs a budget (--budget=SIZE)",
                              name.str());
-    REMAT_ASSIGN_OR_RETURN(problem::GraphProblem graph,
-                           baselineProblem(problem, name));
-    REMAT_ASSIGN_OR_RETURN(chain::BaselineSchedule baseline,
-                           greedy_ ? chain::greedySweep(graph.problem)
-                                   : chain::sqrtnSchedule(graph.problem));
+    bool fresh = false;
+    const problem::GraphProblem &graph = nodes_.get(problem, &fresh);
+    if (fresh) {
+      checked_ = checkBaselineProblem(graph, name);
+      trials_.reset();
+    }
+    REMAT_RETURN_IF_ERROR(checked_);
+    chain::BaselineSchedule baseline;
+    if (greedy_) {
+      if (!trials_) {
+        REMAT_ASSIGN_OR_RETURN(trials_, chain::greedyTrials(graph.problem));
+      }
+      baseline = chain::bestGreedyTrial(graph.problem, *trials_,
+                                        *problem.budgetBytes);
+    } else {
+      REMAT_ASSIGN_OR_RETURN(baseline, chain::sqrtnSchedule(graph.problem));
+    }
     RematPlan plan;
     plan.schedule = problem::stepsOf(graph, baseline.schedule);
     if (greedy_ && !baseline.fits)
@@ -71,6 +80,9 @@ public:
 
 private:
   bool greedy_;
+  problem::GraphProblemCache nodes_;
+  absl::Status checked_;
+  std::optional<std::vector<chain::GreedyTrial>> trials_;
 };
 
 /// A baseline planner's registry entry; baselines take no argument.

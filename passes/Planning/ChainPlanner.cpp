@@ -115,7 +115,7 @@ public:
     if (!problem.budgetBytes)
       return invalidArgument("planner 'chain' needs a budget (--budget=SIZE)");
     REMAT_RETURN_IF_ERROR(prepare(problem));
-    const problem::GraphProblem &graph = prepared_->nodes;
+    const problem::GraphProblem &graph = nodes_.get(problem);
     RematPlan plan;
     if (!prepared_->blocks) {
       plan.plain = true;
@@ -199,42 +199,25 @@ public:
   }
 
 private:
-  /// What planning a graph costs whatever the budget, kept for the next
-  /// plan of the same graph: its nodes and, when it has forward nodes, its
-  /// chain of blocks.
+  /// What planning a graph costs whatever the budget, beyond its nodes,
+  /// kept for the next plan of the same graph: its chain of blocks, when it
+  /// has forward nodes.
   struct Prepared {
-    const Graph *graph;
-    unsigned forwardOpIdBound, opIdBound, valueIdBound;
-    size_t numOps;
-    problem::GraphProblem nodes;
     std::optional<chain::BlockChain> blocks;
     /// `solveForLowestPeak` of `blocks`, once a budget needed it.
     std::optional<chain::ChainResult> lowestPeak;
-
-    bool plans(const PlanningProblem &problem) const {
-      const Graph &g = *problem.graph;
-      return graph == &g && forwardOpIdBound == problem.forwardOpIdBound &&
-             opIdBound == g.opIdBound() && valueIdBound == g.valueIdBound() &&
-             numOps == g.numOps();
-    }
   };
 
   absl::Status prepare(const PlanningProblem &problem) {
-    if (prepared_ && prepared_->plans(problem))
+    bool fresh = false;
+    const problem::GraphProblem &nodes = nodes_.get(problem, &fresh);
+    if (prepared_ && !fresh)
       return absl::OkStatus();
     prepared_.reset();
-    const Graph &g = *problem.graph;
-    Prepared prepared{&g,
-                      problem.forwardOpIdBound,
-                      g.opIdBound(),
-                      g.valueIdBound(),
-                      g.numOps(),
-                      problem::buildGraphProblem(problem),
-                      std::nullopt,
-                      std::nullopt};
-    if (problem::numForward(prepared.nodes.problem) > 0) {
+    Prepared prepared;
+    if (problem::numForward(nodes.problem) > 0) {
       REMAT_ASSIGN_OR_RETURN(prepared.blocks,
-                             chain::buildBlockChain(prepared.nodes,
+                             chain::buildBlockChain(nodes,
                                                     gradientOutputs(problem),
                                                     options_.maxStages));
     }
@@ -243,6 +226,7 @@ private:
   }
 
   ChainPlannerOptions options_;
+  problem::GraphProblemCache nodes_;
   std::optional<Prepared> prepared_;
 };
 

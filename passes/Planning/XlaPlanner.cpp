@@ -354,12 +354,12 @@ void XlaWalk::run() {
 
 class XlaPlanner : public Planner {
 public:
-  explicit XlaPlanner(problem::GraphModel model) : model_(model) {}
+  explicit XlaPlanner(problem::GraphModel model) : nodes_(model) {}
 
   absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) override {
     if (!problem.budgetBytes)
       return invalidArgument("planner 'xla' needs a budget (--budget=SIZE)");
-    problem::GraphProblem graph = problem::buildGraphProblem(problem, model_);
+    const problem::GraphProblem &graph = nodes_.get(problem);
     REMAT_RETURN_IF_ERROR(problem::validateProblem(graph.problem));
     XlaWalk walk(graph, *problem.budgetBytes);
     walk.run();
@@ -385,8 +385,8 @@ public:
   }
 
 private:
-  /// The node order walked: autodiff's, or the memory-aware scheduler's.
-  problem::GraphModel model_;
+  /// In the order walked: autodiff's, or the memory-aware scheduler's.
+  problem::GraphProblemCache nodes_;
 };
 
 } // namespace

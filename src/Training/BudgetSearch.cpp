@@ -149,9 +149,10 @@ bool samePlan(const RematPlan &a, const RematPlan &b) {
 /// at another told budget is not built again.
 class CalibrationRounds {
 public:
-  CalibrationRounds(PlanBuilder &builder, const std::string &planner,
-                    bool keepGraph)
-      : builder_(builder), plannerName_(planner), keepGraph_(keepGraph) {}
+  CalibrationRounds(PlanBuilder &builder, const std::string &plannerName,
+                    Planner &planner, bool keepGraph)
+      : builder_(builder), plannerName_(plannerName), planner_(planner),
+        keepGraph_(keepGraph) {}
 
   /// What one round told `told` gives: the plan's figures, its own
   /// model's peak, and the trial when it was built now.
@@ -162,12 +163,6 @@ public:
   };
 
   absl::StatusOr<Outcome> run(int64_t told) {
-    // One planner plans every round: it may keep what the budget does not
-    // change.
-    if (!planner_) {
-      REMAT_ASSIGN_OR_RETURN(
-          planner_, builder_.options().plannerRegistry().create(plannerName_));
-    }
     // The first plan is always built: its copy of the graph is made on a
     // second thread while the planner reads the same graph.
     std::future<std::unique_ptr<Graph>> copy;
@@ -176,7 +171,7 @@ public:
                         [graph = &builder_.graph()] {
                           return graph->clone(Graph::CloneIds::Keep);
                         });
-    REMAT_ASSIGN_OR_RETURN(BasePlan plan, builder_.plan(*planner_, told));
+    REMAT_ASSIGN_OR_RETURN(BasePlan plan, builder_.plan(planner_, told));
     std::optional<int64_t> modelled = plan.plan.modelledPeakBytes;
     for (const Round &earlier : done_)
       if (samePlan(earlier.plan, plan.plan))
@@ -204,8 +199,8 @@ private:
   };
   PlanBuilder &builder_;
   const std::string &plannerName_;
+  Planner &planner_;
   bool keepGraph_;
-  std::unique_ptr<Planner> planner_;
   std::vector<Round> done_;
 };
 
@@ -436,12 +431,19 @@ void BudgetSearch::buryScratchGraphs() {
       llvm::BuryPointer(std::move(from->owned));
 }
 
+absl::StatusOr<Planner *> BudgetSearch::plannerFor(Base &from,
+                                                  const std::string &name) {
+  std::unique_ptr<Planner> &planner = from.planners[name];
+  if (!planner) {
+    REMAT_ASSIGN_OR_RETURN(planner, options_.plannerRegistry().create(name));
+  }
+  return planner.get();
+}
+
 absl::StatusOr<Trial> BudgetSearch::tryPlanner(Base &from,
                                                const TrialRequest &request) {
   PlanBuilder &builder = *from.builder;
-  REMAT_ASSIGN_OR_RETURN(
-      std::unique_ptr<Planner> planner,
-      builder.options().plannerRegistry().create(request.planner));
+  REMAT_ASSIGN_OR_RETURN(Planner * planner, plannerFor(from, request.planner));
   REMAT_ASSIGN_OR_RETURN(BasePlan plan,
                          builder.plan(*planner, request.budget));
   if (request.toBeat &&
@@ -615,7 +617,9 @@ absl::StatusOr<Trial> BudgetSearch::tryCalibrated(Base &from,
   assert(request.budget && "a calibration needs a budget");
   int64_t budget = *request.budget;
   std::optional<Trial> best;
-  CalibrationRounds calibration(*from.builder, request.planner,
+  REMAT_ASSIGN_OR_RETURN(Planner * planner,
+                         plannerFor(from, request.planner));
+  CalibrationRounds calibration(*from.builder, request.planner, *planner,
                                 request.keepGraph);
   int tried = 0;
   // Where each search starts: the budget and, once, where a plan that fits

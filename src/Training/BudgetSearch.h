@@ -21,6 +21,7 @@
 #include "remat/Analysis/PeakFloor.h"
 
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
@@ -187,6 +188,8 @@ private:
     double plainSeconds = 0;
     /// The differentiated graph, where the base owns it (summed at once).
     std::unique_ptr<Graph> owned;
+    /// The planners that planned this base, by spelling (`plannerFor`).
+    llvm::StringMap<std::unique_ptr<Planner>> planners;
   };
 
   const Base &own() const { return *bases_.back(); }
@@ -202,6 +205,10 @@ private:
   /// graph itself, which nothing needs after it) and verified.
   absl::StatusOr<Trial> finish(Trial best);
 
+  /// The planner `name` of `from`: one instance for every budget of the
+  /// search, so that what a planner keeps of a graph (its nodes, chain's
+  /// block chain) is made once per search, not once per budget.
+  absl::StatusOr<Planner *> plannerFor(Base &from, const std::string &name);
   absl::StatusOr<Trial> tryPlanner(Base &from, const TrialRequest &request);
   absl::StatusOr<Trial> tryForBudget(Base &from, const TrialRequest &request);
   /// Builds `request.planner` (a calibrated planner) at budgets shifted by

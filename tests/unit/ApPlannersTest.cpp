@@ -17,6 +17,7 @@
 #include "Planning/Problem/GraphProblem.h"
 
 #include "remat/Analysis/Cost.h"
+#include "remat/Analysis/Memory.h"
 #include "MeasuredTraining.h"
 
 #include "remat/Pass/Autodiff.h"
@@ -27,6 +28,8 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <set>
 
 namespace remat {
 namespace {
@@ -235,6 +238,71 @@ TEST(ApPlannersTest, TheIlpSpellsItsColdStart) {
     absl::StatusOr<std::unique_ptr<Planner>> planner =
         PlannerRegistry::global().create(text);
     EXPECT_FALSE(planner.ok()) << text;
+  }
+}
+
+/// What a plan says, in the graph's op and value ids: equal for equal
+/// plans of one graph.
+std::string describePlan(const RematPlan &plan) {
+  std::string text = fmt::format("plain {} kept", plan.plain);
+  for (const Value *value : plan.kept)
+    text += fmt::format(" {}", value->id());
+  for (const RecomputeStep &step : plan.schedule.value_or(
+           std::vector<RecomputeStep>{})) {
+    text += fmt::format("; before {}:", step.before->id());
+    for (const Op *op : step.ops)
+      text += fmt::format(" {}", op->id());
+  }
+  text += fmt::format("; modelled {}", plan.modelledPeakBytes.value_or(-1));
+  for (const std::string &note : plan.budgetNotes)
+    text += "; " + note;
+  return text;
+}
+
+// `auto` asks one planner object for every budget of its search (Planner's
+// contract): what a planner keeps of the graph between calls must not change
+// its plans. Each plan of one object, at budgets down and up again, equals a
+// fresh object's at that budget, and so does its plan of another graph.
+TEST(ApPlannersTest, OnePlannerAtSeveralBudgetsPlansAsFreshOnes) {
+  std::unique_ptr<Graph> mlp = zooModel("mlp", {{"layers", "6"},
+                                                {"width", "8"},
+                                                {"batch", "64"},
+                                                {"input", "4"},
+                                                {"classes", "2"}});
+  std::unique_ptr<Graph> resnet = zooModel(
+      "resnet", {{"preact", "true"}, {"depth", "11"}, {"batch", "2"},
+                 {"image", "16"}});
+  ASSERT_TRUE(mlp && resnet);
+  Differentiated first = differentiated(*mlp, 0);
+  Differentiated second = differentiated(*resnet, 0);
+  int64_t plain = simulateMemory(*first.graph).peakBytes;
+  for (const char *name : {"ap-greedy", "ap-sqrtn", "xla", "xla=scheduled",
+                           "chain", "chain=late", "chain=40", "mincut"}) {
+    SCOPED_TRACE(name);
+    // `ap-sqrtn` plans the same whatever the budget.
+    bool budgeted = llvm::StringRef(name) != "ap-sqrtn";
+    absl::StatusOr<std::unique_ptr<Planner>> kept =
+        PlannerRegistry::global().create(name);
+    ASSERT_TRUE(kept.ok()) << kept.status();
+    std::set<std::string> distinct;
+    for (int percent : {90, 50, 30, 70, 90}) {
+      SCOPED_TRACE(percent);
+      first.problem.budgetBytes = plain * percent / 100;
+      absl::StatusOr<RematPlan> again = (*kept)->plan(first.problem);
+      absl::StatusOr<RematPlan> fresh =
+          planRematerialization(first.problem, name);
+      ASSERT_TRUE(again.ok() && fresh.ok());
+      EXPECT_EQ(describePlan(*again), describePlan(*fresh));
+      distinct.insert(describePlan(*fresh));
+    }
+    // The budgets change the plans: a planner that kept one would fail.
+    EXPECT_EQ(distinct.size() >= 2, budgeted);
+    second.problem.budgetBytes = simulateMemory(*second.graph).peakBytes / 2;
+    absl::StatusOr<RematPlan> other = (*kept)->plan(second.problem);
+    absl::StatusOr<RematPlan> fresh =
+        planRematerialization(second.problem, name);
+    ASSERT_TRUE(other.ok() && fresh.ok());
+    EXPECT_EQ(describePlan(*other), describePlan(*fresh));
   }
 }
 

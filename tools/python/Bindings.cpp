@@ -133,6 +133,13 @@ py::dict planTrainingGraph(const py::object &textObject,
   result["text"] = printGraph(**graph);
   // One line each, as `remat opt` prints them after `remat: warning: `.
   result["warnings"] = report->warnings;
+  py::list timings;
+  for (const ReportSearchTime &row : report->searchTimings)
+    timings.append(py::dict(py::arg("planner") = row.planner,
+                            py::arg("seconds") = row.seconds,
+                            py::arg("builds") = row.builds,
+                            py::arg("unbuilt") = row.unbuilt));
+  result["search_timings"] = timings;
   return result;
 }
 
@@ -168,7 +175,8 @@ PYBIND11_MODULE(_remat, module) {
 are its forward pass; its ops' `cost` attributes count `cost_unit` ('flops'
 or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned
 graph in schedule order: kind, node, operands, results), `outputs`, `report`
-(JSON), `text` and `warnings` (one line each). Raises ValueError with
+(JSON), `text`, `warnings` (one line each) and `search_timings` (the budget
+search's steps, as `remat opt --timing` prints them). Raises ValueError with
 remat's one-line message on bad input.)");
   module.def("check_planner", &remat::checkPlanner, py::arg("planner"),
              "Raises ValueError unless `planner` names a planner "

@@ -157,6 +157,25 @@ GraphProblem buildGraphProblem(const PlanningProblem &planning,
   return result;
 }
 
+PlannedGraph PlannedGraph::of(const PlanningProblem &problem) {
+  const Graph &graph = *problem.graph;
+  return {&graph, problem.forwardOpIdBound, graph.opIdBound(),
+          graph.valueIdBound(), graph.numOps()};
+}
+
+const GraphProblem &GraphProblemCache::get(const PlanningProblem &problem,
+                                           bool *fresh) {
+  PlannedGraph planned = PlannedGraph::of(problem);
+  bool build = !nodes_ || planned != planned_;
+  if (build) {
+    nodes_ = buildGraphProblem(problem, model_);
+    planned_ = planned;
+  }
+  if (fresh)
+    *fresh = build;
+  return *nodes_;
+}
+
 std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
                                    const RematSchedule &schedule) {
   std::vector<RecomputeStep> steps;

@@ -58,6 +58,37 @@ enum class GraphModel {
 GraphProblem buildGraphProblem(const PlanningProblem &problem,
                                GraphModel model = GraphModel::Emitted);
 
+/// Which graph a planner planned last: a planner that keeps what it made of
+/// a graph for its next plan (Planner's contract) keeps it while the next
+/// problem's identity is equal.
+struct PlannedGraph {
+  const Graph *graph = nullptr;
+  unsigned forwardOpIdBound = 0, opIdBound = 0, valueIdBound = 0;
+  size_t numOps = 0;
+
+  static PlannedGraph of(const PlanningProblem &problem);
+  bool operator==(const PlannedGraph &) const = default;
+};
+
+/// `buildGraphProblem` of the graph planned last, built again only when
+/// the graph is another (`PlannedGraph`): the nodes do not depend on the
+/// budget.
+class GraphProblemCache {
+public:
+  explicit GraphProblemCache(GraphModel model = GraphModel::Emitted)
+      : model_(model) {}
+
+  /// The nodes of `problem`'s graph, `budgetBytes` 0; `fresh` says whether
+  /// they were built now.
+  const GraphProblem &get(const PlanningProblem &problem,
+                          bool *fresh = nullptr);
+
+private:
+  GraphModel model_;
+  PlannedGraph planned_;
+  std::optional<GraphProblem> nodes_;
+};
+
 /// The steps that realise `schedule`: before each stage's node, the other
 /// forward nodes the stage computes.
 std::vector<RecomputeStep> stepsOf(const GraphProblem &graph,
