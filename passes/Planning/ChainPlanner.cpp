@@ -198,6 +198,19 @@ public:
     return plan;
   }
 
+  /// `chain=STAGES` repeats `chain` where neither merges blocks.
+  absl::StatusOr<std::optional<std::string>>
+  repeats(const PlanningProblem &problem) override {
+    if (options_.maxStages == kDefaultStages)
+      return std::nullopt;
+    REMAT_RETURN_IF_ERROR(prepare(problem));
+    if (!prepared_->blocks ||
+        prepared_->blocks->numBlocks >
+            std::min(options_.maxStages, kDefaultStages))
+      return std::nullopt;
+    return std::string(options_.lateGradients ? "chain=late" : "chain");
+  }
+
 private:
   /// What planning a graph costs whatever the budget, beyond its nodes,
   /// kept for the next plan of the same graph: its chain of blocks, when it

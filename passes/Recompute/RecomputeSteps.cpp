@@ -76,16 +76,21 @@ std::unique_ptr<Pass> createAutodiffStep(RecomputeState &state,
       });
 }
 
-absl::StatusOr<RematPlan> planGraph(Planner &planner, const Graph &graph,
-                                    unsigned forwardOpIdBound,
-                                    const RecomputeStepOptions &options) {
+PlanningProblem planningProblem(const Graph &graph, unsigned forwardOpIdBound,
+                                const RecomputeStepOptions &options) {
   PlanningProblem problem;
   problem.graph = &graph;
   problem.forwardOpIdBound = forwardOpIdBound;
   problem.budgetBytes = options.budgetBytes;
   problem.onProgress = options.onProgress;
   problem.registry = options.registry;
-  return planner.plan(problem);
+  return problem;
+}
+
+absl::StatusOr<RematPlan> planGraph(Planner &planner, const Graph &graph,
+                                    unsigned forwardOpIdBound,
+                                    const RecomputeStepOptions &options) {
+  return planner.plan(planningProblem(graph, forwardOpIdBound, options));
 }
 
 std::unique_ptr<Pass> createPlanStep(RecomputeState &state, Planner &planner,

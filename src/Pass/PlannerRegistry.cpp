@@ -28,6 +28,11 @@ const PlannerRegistry &PlanningProblem::plannerRegistry() const {
 
 Planner::~Planner() = default;
 
+absl::StatusOr<std::optional<std::string>>
+Planner::repeats(const PlanningProblem &) {
+  return std::nullopt;
+}
+
 std::function<std::vector<AutoCandidate>(const Graph &)>
 autoTriesOnce(std::string spelling, int rank) {
   return [spelling = std::move(spelling), rank](const Graph &) {

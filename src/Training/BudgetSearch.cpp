@@ -440,6 +440,23 @@ absl::StatusOr<Planner *> BudgetSearch::plannerFor(Base &from,
   return planner.get();
 }
 
+absl::StatusOr<bool>
+BudgetSearch::repeatsACandidate(Base &from, const std::string &name,
+                                llvm::ArrayRef<std::string> candidates) {
+  if (name == "none")
+    return false;
+  auto [known, asked] = from.repeating.try_emplace(name);
+  if (asked) {
+    REMAT_ASSIGN_OR_RETURN(Planner * planner, plannerFor(from, name));
+    // A planner that cannot tell reports its error when it plans.
+    absl::StatusOr<std::optional<std::string>> repeated =
+        from.builder->repeats(*planner);
+    if (repeated.ok())
+      known->second = std::move(*repeated);
+  }
+  return known->second && llvm::is_contained(candidates, *known->second);
+}
+
 absl::StatusOr<Trial> BudgetSearch::tryPlanner(Base &from,
                                                const TrialRequest &request) {
   PlanBuilder &builder = *from.builder;
@@ -517,6 +534,10 @@ BudgetSearch::searchCandidates(llvm::ArrayRef<std::string> candidates,
       if (met && best->flopsRecompute == 0 && best->peakBytes <= floorBytes())
         return best;
       if (planner == "none" && !from.plain)
+        continue;
+      REMAT_ASSIGN_OR_RETURN(bool repeats,
+                             repeatsACandidate(from, planner, candidates));
+      if (repeats)
         continue;
       ++plansTried_;
       stopwatch.restart();

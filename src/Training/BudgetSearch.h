@@ -190,6 +190,9 @@ private:
     std::unique_ptr<Graph> owned;
     /// The planners that planned this base, by spelling (`plannerFor`).
     llvm::StringMap<std::unique_ptr<Planner>> planners;
+    /// By spelling, once asked: the planner it repeats
+    /// (`Planner::repeats`).
+    llvm::StringMap<std::optional<std::string>> repeating;
   };
 
   const Base &own() const { return *bases_.back(); }
@@ -209,6 +212,10 @@ private:
   /// search, so that what a planner keeps of a graph (its nodes, chain's
   /// block chain) is made once per search, not once per budget.
   absl::StatusOr<Planner *> plannerFor(Base &from, const std::string &name);
+  /// Whether planner `name` repeats, on `from`'s graph, another of
+  /// `candidates`: the search leaves it out.
+  absl::StatusOr<bool> repeatsACandidate(Base &from, const std::string &name,
+                                         llvm::ArrayRef<std::string> candidates);
   absl::StatusOr<Trial> tryPlanner(Base &from, const TrialRequest &request);
   absl::StatusOr<Trial> tryForBudget(Base &from, const TrialRequest &request);
   /// Builds `request.planner` (a calibrated planner) at budgets shifted by

@@ -449,6 +449,12 @@ PlanBuilder::plan(Planner &planner, std::optional<int64_t> budgetBytes) const {
   return result;
 }
 
+absl::StatusOr<std::optional<std::string>>
+PlanBuilder::repeats(Planner &planner) const {
+  return planner.repeats(planningProblem(*graph_, base_.forwardOpIdBound,
+                                         stepOptions(options_, std::nullopt)));
+}
+
 absl::StatusOr<Trial> PlanBuilder::build(llvm::StringRef planner,
                                          const BasePlan &plan,
                                          BuildRequest request) {

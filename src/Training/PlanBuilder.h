@@ -103,6 +103,9 @@ public:
   differentiate(Graph &graph, const TrainingOptions &options,
                 const Setup &setup);
 
+  /// `planner.repeats` of the differentiated graph.
+  absl::StatusOr<std::optional<std::string>> repeats(Planner &planner) const;
+
   /// Plans with `planner` (one of `options().plannerRegistry()`'s) on the
   /// differentiated graph, told `budgetBytes`; timed as the `plan` step.
   absl::StatusOr<BasePlan> plan(Planner &planner,

@@ -9,7 +9,8 @@
 /// the report simulates, within the budget whenever `ap-greedy` does not warn,
 /// with gradients bitwise equal to plain autodiff's. The `ilp` planner,
 /// started from the best baseline or step planner's plan, is never costlier
-/// than it.
+/// than it. One planner object asked at several budgets, as `auto` asks it,
+/// plans as fresh ones do.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -304,6 +305,35 @@ TEST(ApPlannersTest, OnePlannerAtSeveralBudgetsPlansAsFreshOnes) {
     ASSERT_TRUE(other.ok() && fresh.ok());
     EXPECT_EQ(describePlan(*other), describePlan(*fresh));
   }
+}
+
+// `chain=STAGES` repeats `chain` (or `chain=late`) where neither merges
+// blocks: on the 30-layer MLP's 32 blocks, not on the 60-layer one's 62.
+TEST(ApPlannersTest, ChainKnowsWhereItRepeatsTheDefault) {
+  auto mlp = [](int layers) {
+    return zooModel("mlp", {{"layers", std::to_string(layers)},
+                            {"width", "32"},
+                            {"batch", "512"},
+                            {"input", "32"}});
+  };
+  std::unique_ptr<Graph> within = mlp(30), over = mlp(60);
+  ASSERT_TRUE(within && over);
+  Differentiated thirty = differentiated(*within, 0);
+  Differentiated sixty = differentiated(*over, 0);
+  auto repeats = [](const char *name, const PlanningProblem &problem) {
+    absl::StatusOr<std::unique_ptr<Planner>> planner =
+        PlannerRegistry::global().create(name);
+    EXPECT_TRUE(planner.ok());
+    absl::StatusOr<std::optional<std::string>> repeated =
+        (*planner)->repeats(problem);
+    EXPECT_TRUE(repeated.ok()) << repeated.status();
+    return repeated.ok() ? repeated->value_or("") : "error";
+  };
+  EXPECT_EQ(repeats("chain=40", thirty.problem), "chain");
+  EXPECT_EQ(repeats("chain=40,late", thirty.problem), "chain=late");
+  EXPECT_EQ(repeats("chain", thirty.problem), "");
+  EXPECT_EQ(repeats("chain=40", sixty.problem), "");
+  EXPECT_EQ(repeats("xla", thirty.problem), "");
 }
 
 } // namespace

@@ -106,6 +106,32 @@ TrainingReport buildAt(const Graph &forward, const std::string &strategy,
   return report.ok() ? *report : TrainingReport{};
 }
 
+/// Whether `report`'s search tried planner `spelling` (any base or step).
+bool tried(const TrainingReport &report, llvm::StringRef spelling) {
+  return llvm::any_of(report.searchTimings, [&](const ReportSearchTime &row) {
+    llvm::StringRef planner = row.planner;
+    return planner.consume_front(spelling) &&
+           (planner.empty() || planner.startswith(","));
+  });
+}
+
+// `chain=40` repeats `chain` where the chain has at most 32 blocks
+// (Planner::repeats; ApPlannersTest checks what it answers): the search
+// tries `chain` alone there. On the 30-layer MLP's 32 blocks each planner
+// alone gives the other's plan.
+TEST(BudgetTest, ACandidateThatRepeatsAnotherIsLeftOut) {
+  std::unique_ptr<Graph> forward = deepMlp(30);
+  ASSERT_TRUE(forward);
+  TrainingReport chain = buildAt(*forward, "chain", "50%");
+  TrainingReport finer = buildAt(*forward, "chain=40", "50%");
+  EXPECT_GT(chain.flopsRecompute, 0);
+  EXPECT_EQ(finer.flopsRecompute, chain.flopsRecompute);
+  EXPECT_EQ(finer.peakBytesAfter, chain.peakBytesAfter);
+  TrainingReport searched = buildAt(*forward, "auto", "50%");
+  EXPECT_TRUE(tried(searched, "chain"));
+  EXPECT_FALSE(tried(searched, "chain=40"));
+}
+
 TEST(BudgetTest, CandidatesLeftUnbuiltCouldNotHaveWon) {
   // Once a plan fits, the search drops every later plan that recomputes
   // more before building it. Built alone, each dropped plan recomputes

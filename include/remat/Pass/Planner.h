@@ -121,6 +121,12 @@ class Planner {
 public:
   virtual ~Planner();
   virtual absl::StatusOr<RematPlan> plan(const PlanningProblem &problem) = 0;
+  /// The spelling of another planner whose plans of `problem`'s graph this
+  /// one repeats at every budget, where it knows one (`chain=40` repeats
+  /// `chain` on a chain of at most 32 blocks): `auto` then tries only that
+  /// one. None by default.
+  virtual absl::StatusOr<std::optional<std::string>>
+  repeats(const PlanningProblem &problem);
 };
 
 /// One spelling `auto` tries (`sqrtn=4`), and when.

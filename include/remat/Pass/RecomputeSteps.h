@@ -80,6 +80,11 @@ struct RecomputeStepOptions {
 std::unique_ptr<Pass> createAutodiffStep(RecomputeState &state,
                                          const RecomputeStepOptions &options);
 
+/// What the `plan` step tells a planner of `graph`, differentiated, whose
+/// forward ops have ids below `forwardOpIdBound`.
+PlanningProblem planningProblem(const Graph &graph, unsigned forwardOpIdBound,
+                                const RecomputeStepOptions &options);
+
 /// `planner`'s plan of `graph`, differentiated, whose forward ops have ids
 /// below `forwardOpIdBound`, told what `options` say: the `plan` step's work,
 /// for a caller that plans a graph it will not change.
