@@ -20,9 +20,11 @@ FORWARD_OPS = 2402
 GIB = 1 << 30
 
 
-def _plan(text, budget):
+def _plan(text, budget, timings=None):
     planned = remat.plan_training_graph(text, FORWARD_OPS, planner="auto",
                                         budget=budget)
+    if timings is not None:
+        timings.extend(planned["search_timings"])
     return json.loads(planned["report"])
 
 
@@ -34,8 +36,15 @@ class LowestPeakTest(unittest.TestCase):
             cls.text = file.read()
 
     def test_no_met_budget_peaks_lower_than_the_lowest_plan(self):
-        lowest = _plan(self.text, "0%")
+        timings = []
+        lowest = _plan(self.text, "0%", timings)
         self.assertFalse(lowest["budget_met"])
+        # The search's steps: the plan chosen was one of them, and built.
+        self.assertEqual(len(timings) - 1, lowest["plans_tried"])
+        chosen = [row for row in timings
+                  if row["planner"].split(",")[0] == lowest["strategy"]]
+        self.assertTrue(chosen, [row["planner"] for row in timings])
+        self.assertGreater(sum(row["builds"] for row in chosen), 0)
         met = {}
         for budget in ("1.7GiB", "1.6GiB", "1.5GiB", "1.4GiB"):
             report = _plan(self.text, budget)
