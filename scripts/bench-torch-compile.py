@@ -22,6 +22,7 @@ turn (`paired_child`): medians of separate processes move with the machine.
 import argparse
 import contextlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -632,10 +633,20 @@ def _place_label(x, y, chars, taken):
     return x + dx, y + dy, anchor, box(dx, dy, anchor)
 
 
+def _segment_boxes(start, end):
+    """4-pixel boxes along the segment from `start` to `end`, 4 apart."""
+    (x0, y0), (x1, y1) = start, end
+    steps = max(1, int(math.hypot(x1 - x0, y1 - y0) / 4))
+    return [(x - 2, y - 2, x + 2, y + 2) for x, y in
+            ((x0 + (x1 - x0) * i / steps, y0 + (y1 - y0) * i / steps)
+             for i in range(steps + 1))]
+
+
 def pareto_svg(model, results):
     """Measured peak (x) against step time (y), one dot per method; the
     methods no other beats on both are joined by a line. Each label takes
-    the first spot beside its dot that no dot or earlier label covers."""
+    the first spot beside its dot that no dot, earlier label or the line
+    covers."""
     ok = sorted((r for r in results if "failed" not in r),
                 key=lambda r: r["measured"])
     width, height, pad = 760, 420, 70
@@ -682,7 +693,13 @@ def pareto_svg(model, results):
     dots = [at(r["measured"] / MIB, r["step_seconds"]) for r in ok]
     # Other dots keep labels 10 pixels away, so that none reads as theirs.
     near = [(x - 10, y - 10, x + 10, y + 10) for x, y in dots]
-    labels = []
+    # The frontier's line, as 4-pixel boxes every 4 pixels: a label across
+    # it reads as struck through.
+    labels = [box for a, b in zip(frontier, frontier[1:])
+              for box in _segment_boxes(at(a["measured"] / MIB,
+                                           a["step_seconds"]),
+                                        at(b["measured"] / MIB,
+                                           b["step_seconds"]))]
     for k, (r, (x, y)) in enumerate(zip(ok, dots)):
         colour = ("#c0392b" if r["method"].startswith("remat") else
                   "#2471a3" if r["method"].startswith("amb") else "#555")
