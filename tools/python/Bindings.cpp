@@ -13,6 +13,7 @@
 ///
 //===----------------------------------------------------------------------===//
 
+#include "remat/Analysis/Memory.h"
 #include "remat/IO/Report.h"
 #include "remat/IO/TextFormat.h"
 #include "remat/IR/Graph.h"
@@ -131,6 +132,7 @@ py::dict planTrainingGraph(const py::object &textObject,
   result["outputs"] = outputs;
   result["report"] = json;
   result["text"] = printGraph(**graph);
+  result["timeline"] = simulateMemory(**graph).timeline;
   // One line each, as `remat opt` prints them after `remat: warning: `.
   result["warnings"] = report->warnings;
   py::list timings;
@@ -175,7 +177,8 @@ PYBIND11_MODULE(_remat, module) {
 are its forward pass; its ops' `cost` attributes count `cost_unit` ('flops'
 or 'ns'), and so do the report's costs. Returns a dict: `ops` (the planned
 graph in schedule order: kind, node, operands, results), `outputs`, `report`
-(JSON), `text`, `warnings` (one line each) and `search_timings` (the budget
+(JSON), `text`, `timeline` (the planned graph's live bytes after each op, as
+remat simulates them), `warnings` (one line each) and `search_timings` (the budget
 search's steps, as `remat opt --timing` prints them). Raises ValueError with
 remat's one-line message on bad input.)");
   module.def("check_planner", &remat::checkPlanner, py::arg("planner"),

@@ -10,6 +10,7 @@ give Inductor a partition function. Tested with PyTorch 2.14.1.
 
 from . import aot
 from . import aten
+from .modules import COPY, COPY_REACH
 
 COMPILERS = ("inductor", "eager")
 
@@ -87,6 +88,15 @@ def _in_plan_order(*args, **kwargs):
 
     class InPlanOrder(InductorChoices):
         @staticmethod
+        def can_fuse_vertical(scheduler, node1, node2, shared_data_score):
+            # A fused producer runs at its consumer's place: a copy Inductor
+            # is to write (modules.COPY) would hold what it reads there.
+            return (node2.min_order - node1.max_order <= COPY_REACH or
+                    not _holds_a_copy(node1)) and \
+                InductorChoices.can_fuse_vertical(
+                    scheduler, node1, node2, shared_data_score)
+
+        @staticmethod
         def can_fuse_horizontal(scheduler, node1, node2, shared_data_score):
             reach = max(abs(node1.min_order - node2.max_order),
                         abs(node2.min_order - node1.max_order))
@@ -97,6 +107,14 @@ def _in_plan_order(*args, **kwargs):
     _products_stay(args[0].graph)
     with V.set_choices_handler(InPlanOrder()):
         return compile_fx_inner(*args, **kwargs)
+
+
+def _holds_a_copy(scheduler_node):
+    """Whether one of the kernels fused in `scheduler_node` writes a copy
+    of a forward op that remat's plan reads far from it (modules.COPY)."""
+    return any(origin.meta.get(COPY)
+               for node in scheduler_node.get_nodes() if node.node is not None
+               for origin in node.node.get_origins())
 
 
 def _products_stay(graph):

@@ -125,7 +125,7 @@ def _base(node):
     return node
 
 
-def _storage_bytes(node):
+def storage_bytes(node):
     """The bytes of the buffer `node` is, through views."""
     value = aot.tensor_value(_base(node))
     return 0 if value is None else value.numel() * value.element_size()
@@ -150,7 +150,7 @@ def _pass(node, readers, backward, into):
     if not readers or not all(r in backward for r in readers):
         return False
     read = {_base(i) for i in _reads(_tree(node, into))}
-    return sum(map(_storage_bytes, read)) <= _storage_bytes(node)
+    return sum(map(storage_bytes, read)) <= storage_bytes(node)
 
 
 def _inlined(node, readers, backward, pinned, into):

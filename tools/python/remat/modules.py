@@ -17,19 +17,30 @@ from torch.fx.node import map_arg
 
 from . import aot
 from . import aten
+from . import fusion
 from . import fx as _fx
+
+# The meta key that marks the node of a copy remat's plan made of a forward
+# op, which Inductor is to write and not fuse far away (_written_copies).
+COPY = "remat_copy"
+# How far after a copy, in remat's order, its last reader may be for the
+# copy to be left to Inductor, and how far apart a written copy's kernel and
+# a reader's may fuse (_written_copies, backend._in_plan_order).
+COPY_REACH = 4
 
 
 class _Emitter:
     """Emits planned ops into one fx.Graph, mapping remat's values to its
     nodes (`env`)."""
 
-    def __init__(self, joint_graph, graph, env, origin):
+    def __init__(self, joint_graph, graph, env, origin, written=()):
         self.jg = joint_graph
         self.graph = graph
         self.env = env
         # The original value of every value emitted.
         self.origin = origin
+        # The values Inductor is to write (_written_copies).
+        self.written = written
 
     def emit(self, op):
         kind, results = op["kind"], op["results"]
@@ -53,6 +64,9 @@ class _Emitter:
             kwargs = map_arg(node.kwargs, mapping.__getitem__)
             call = mapping[node] = aot.copy_meta(
                 self.graph.call_function(node.target, args, kwargs), node)
+        if self.written and self.written.intersection(results):
+            call.meta[COPY] = True
+            call.meta["inductor_realize_to_strides"] = True
         indices = self.jg.tuple_indices.get(op["node"])
         if indices is None:
             self.env[results[0]] = call
@@ -63,13 +77,16 @@ class _Emitter:
                 self.jg.nodes[name])
 
 
-def build_modules(joint_graph, planned, placement="schedule"):
+def build_modules(joint_graph, planned, placement="schedule",
+                  write_copies=False):
     """The forward and backward modules of `planned` (what
     `remat._remat.plan_training_graph` returned for `joint_graph.text`).
     With `placement="start"` the forward saves the same values but both
     modules are extracted from the joint graph in its order, as PyTorch's
     partitioners do: the backward recomputes at its start, each value once.
-    For comparison."""
+    For comparison. With `write_copies`, Inductor is told to write the
+    plan's copies that it would otherwise hold the plan over its peak with
+    (_written_copies)."""
     jg = joint_graph
     ops = planned["ops"]
     split = next(i for i, op in enumerate(ops)
@@ -124,7 +141,9 @@ def build_modules(joint_graph, planned, placement="schedule"):
     for primal in jg.updated:
         bw_env[primal.name] = _stand_in(bw_graph, primal)
     _read_constants(jg, bw_graph, bw_env)
-    emitter = _Emitter(jg, bw_graph, bw_env, origin)
+    emitter = _Emitter(jg, bw_graph, bw_env, origin,
+                       _written_copies(jg, ops, backward, planned["timeline"])
+                       if jg.fuse and write_copies else ())
     for op in backward:
         emitter.emit(op)
     bw_graph.output(tuple(bw_env[g] if isinstance(g, str) else g
@@ -134,6 +153,67 @@ def build_modules(joint_graph, planned, placement="schedule"):
         graph.lint()
     return (fx.GraphModule(jg.joint, fw_graph),
             fx.GraphModule(jg.joint, bw_graph))
+
+
+def _written_copies(jg, ops, backward, timeline):
+    """The results of the copies of forward ops in `backward` that Inductor
+    is to write. remat plans a copy as one kernel that writes its result and
+    frees its operands; Inductor would compute a pointwise copy inside each
+    of its readers instead, holding what the copy reads to the last of them:
+    on ResNet-50's lowest plan, a ReLU mask's copy held the 98 MiB
+    activation it reads, and a batch norm, add and ReLU chain's copy both
+    its convolutions' outputs (docs/benchmarks.md). A written copy costs a
+    CPU kernel the write and read of its buffer: written, all of those the
+    plans for PyTorch's points have slowed them by a third. So only copies
+    whose inlining would take the plan over its peak (`timeline`, the live
+    bytes after each of `ops`) are written: those holding the most bytes at
+    the steps over it, until none is. This count of what Inductor holds is
+    rough (it put the plan for ResNet-50's 0.5 point 12% over its peak,
+    which measured 2.4% over): build_modules asks for it only where the
+    plan misses its budget, the lowest-peak plan."""
+    step = {id(op): index for index, op in enumerate(ops)}
+    last_read = {}
+    for op in backward:
+        last_read.update(dict.fromkeys(op["operands"], step[id(op)]))
+    # (first step, last step, bytes more, result) of each copy Inductor
+    # would compute in its readers, holding more than its result.
+    inlined = []
+    for op in backward:
+        copied = jg.nodes[op["node"]] if op["kind"] == "extern" else None
+        if copied is None or copied in jg.backward or \
+                len(op["results"]) != 1:
+            continue
+        start = step[id(op)]
+        end = last_read.get(op["results"][0], start)
+        more = sum(fusion.storage_bytes(node) for node, value in
+                   zip(jg.operands[op["node"]], op["operands"])
+                   if last_read[value] < end) - \
+            fusion.storage_bytes(copied)
+        if end - start > COPY_REACH and more > 0:
+            inlined.append((start, end, more, op["results"][0]))
+    peak = max(timeline, default=0)
+    change = [0] * (len(timeline) + 1)
+    for start, end, more, _ in inlined:
+        change[start] += more
+        change[end + 1] -= more
+    live = list(timeline)
+    for index in range(len(live)):
+        change[index + 1] += change[index]
+        live[index] += change[index]
+    written = set()
+    while inlined:
+        over = max(range(len(live)), key=live.__getitem__)
+        if live[over] <= peak:
+            break
+        covering = [c for c in inlined if c[0] <= over <= c[1]]
+        if not covering:
+            break
+        start, end, more, result = max(covering, key=lambda c: c[2])
+        inlined.remove((start, end, more, result))
+        written.add(result)
+        for index in range(start, end + 1):
+            live[index] -= more
+    return written
 
 
 def _read_constants(jg, graph, env):

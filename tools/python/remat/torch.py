@@ -151,7 +151,14 @@ class Partition:
             cost_unit="flops" if nanoseconds is None else "ns")
         self.last_report = json.loads(planned["report"])
         self._warn(planned["warnings"])
-        modules = _modules.build_modules(joint, planned, self.placement)
+        # The lowest-peak plan, where the budget is missed, has Inductor
+        # write the copies it would hold that peak over with.
+        modules = _modules.build_modules(
+            joint, planned, self.placement,
+            write_copies=self.last_report.get("budget_met") is False)
+        self.last_report["written_copies"] = sum(
+            1 for node in modules[1].graph.nodes
+            if node.meta.get(_modules.COPY))
         # For a step of several graphs (remat/step.py).
         self.last_report.update(_step.saved_bytes(
             joint, modules[0], len(joint.fwd_outputs),
