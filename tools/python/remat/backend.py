@@ -86,15 +86,20 @@ def _in_plan_order(*args, **kwargs):
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.virtualized import V
 
+    # Only the lowest-peak plan's backward has copies to write.
+    writes_copies = any(node.meta.get(COPY) for node in args[0].graph.nodes)
+
     class InPlanOrder(InductorChoices):
         @staticmethod
         def can_fuse_vertical(scheduler, node1, node2, shared_data_score):
             # A fused producer runs at its consumer's place: a copy Inductor
             # is to write (modules.COPY) would hold what it reads there.
-            return (node2.min_order - node1.max_order <= COPY_REACH or
-                    not _holds_a_copy(node1)) and \
-                InductorChoices.can_fuse_vertical(
-                    scheduler, node1, node2, shared_data_score)
+            if writes_copies and \
+                    node2.min_order - node1.max_order > COPY_REACH and \
+                    _holds_a_copy(node1):
+                return False
+            return InductorChoices.can_fuse_vertical(
+                scheduler, node1, node2, shared_data_score)
 
         @staticmethod
         def can_fuse_horizontal(scheduler, node1, node2, shared_data_score):
