@@ -14,6 +14,7 @@
 
 #include "Planning/Planners.h"
 
+#include "remat/Analysis/Cost.h"
 #include "remat/IR/Graph.h"
 #include "remat/Support/Status.h"
 
@@ -124,7 +125,7 @@ absl::StatusOr<RematPlan> selectNames(const PlanningProblem &problem,
 RematPlan selectSpeed(const Candidates &candidates) {
   RematPlan plan;
   for (Value *value : candidates.values)
-    if (value->producer()->hasFlag(OpFlagExpensive))
+    if (isExpensive(*value->producer()))
       plan.kept.push_back(value);
   return plan;
 }

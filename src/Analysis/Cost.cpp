@@ -7,6 +7,9 @@
 #include "remat/Analysis/Cost.h"
 
 #include "remat/IR/Graph.h"
+#include "remat/IR/OpRegistry.h"
+
+#include "llvm/Support/MathExtras.h"
 
 namespace remat {
 
@@ -28,6 +31,19 @@ int64_t graphFlops(const Graph &graph) {
   for (const Op &op : graph.ops())
     total += opFlops(op);
   return total;
+}
+
+bool isExpensive(const Op &op) {
+  if (op.hasFlag(OpFlagExpensive))
+    return true;
+  if (op.def().name != "extern")
+    return false;
+  int64_t bytes = 0;
+  for (const Type &type : op.resultTypes())
+    bytes += type.byteSize();
+  int64_t cheapFlops = 0;
+  return !llvm::MulOverflow(kCheapFlopsPerByte, bytes, cheapFlops) &&
+         opFlops(op) > cheapFlops;
 }
 
 } // namespace remat

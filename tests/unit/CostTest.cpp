@@ -38,6 +38,39 @@ TEST(CostTest, RegistryRulesAndCostAttribute) {
   EXPECT_EQ(graphFlops(g), 1048);
 }
 
+TEST(CostTest, ExpensiveOpsAreFlaggedOrExternOnesOverFourFlopsPerByte) {
+  Graph g("expensive");
+  Builder b(g);
+  Value *x = b.input("x", Type(DType::F32, {8, 8}));
+  Value *w = b.param("w", Type(DType::F32, {8, 8}));
+  Value *mm = b.op("matmul", {x, w}, {}, "mm");
+  // A cheap kind stays cheap whatever its cost attribute says.
+  Value *relu = b.op("relu", {mm}, {{"cost", Attribute(int64_t(1 << 20))}},
+                     "relu");
+  auto external = [&](int64_t flops, const char *types, const char *name) {
+    return b.op("extern", {relu},
+                {{"fn", Attribute(std::string("aten.f"))},
+                 {"types", Attribute(std::string(types))},
+                 {"flops", Attribute(flops)}},
+                name);
+  };
+  // Result bytes: 8 x 8 x 4 = 256, so up to 1024 FLOPs is cheap.
+  Value *atLimit = external(1024, "f32[8,8]", "at_limit");
+  Value *overLimit = external(1025, "f32[8,8]", "over_limit");
+  // Every result counts: 256 + 4 bytes allow 1040 FLOPs.
+  Value *twoResults = external(1040, "f32[8,8] f32[]", "two_results");
+  // A reduction to one float: 256 FLOPs for 4 bytes.
+  Value *reduction = external(256, "f32[]", "reduction");
+  ASSERT_TRUE(b.status().ok()) << b.status();
+
+  EXPECT_TRUE(isExpensive(*mm->producer()));
+  EXPECT_FALSE(isExpensive(*relu->producer()));
+  EXPECT_FALSE(isExpensive(*atLimit->producer()));
+  EXPECT_TRUE(isExpensive(*overLimit->producer()));
+  EXPECT_FALSE(isExpensive(*twoResults->producer()));
+  EXPECT_TRUE(isExpensive(*reduction->producer()));
+}
+
 TEST(CostTest, EmptyGraphCostsNothing) {
   Graph g("empty");
   EXPECT_EQ(graphFlops(g), 0);

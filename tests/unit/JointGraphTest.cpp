@@ -178,6 +178,35 @@ TEST(JointGraphTest, APinnedOpIsNeverCopied) {
   }
 }
 
+// PyTorch's min-cut on a joint graph: the matmul (32 FLOPs per result byte)
+// is saved, not recomputed from the input, and the cheap ops after it (1/4
+// and 1/2 FLOP per byte; the concatenation has twice its bytes) are
+// recomputed from it for the gradients, 8192 FLOPs each. With the matmul
+// cheap too, the cut would save nothing and recompute all three.
+TEST(JointGraphTest, MinCutSavesAnExternMatmulAndRecomputesWhatIsCheap) {
+  std::unique_ptr<Graph> graph = parse(
+      "graph @joint {\n  param %w : f32[64,64]\n  input %x : f32[64,64]\n"
+      "  %h = extern(%x, %w) {fn = \"aten.mm.default\", types = "
+      "\"f32[64,64]\", flops = 524288, node = \"h\"}\n"
+      "  %a = extern(%h, %h) {fn = \"aten.cat.default\", types = "
+      "\"f32[128,64]\", flops = 8192, node = \"a\"}\n"
+      "  %b = extern(%a) {fn = \"aten.sum.dim_IntList\", types = "
+      "\"f32[64,64]\", flops = 8192, node = \"b\"}\n"
+      "  %t = extern(%b) {fn = \"tangent\", types = \"f32[64,64]\", "
+      "node = \"t\"}\n"
+      "  %g = extern(%t, %a) {fn = \"aten.mul.Tensor\", types = "
+      "\"f32[128,64]\", flops = 8192, node = \"g\"}\n"
+      "  output %b\n  output %g\n}\n");
+  ASSERT_TRUE(graph);
+  absl::StatusOr<TrainingReport> report =
+      buildJoint(*graph, jointOptions("mincut"), /*forwardOps=*/5);
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_EQ(opsOfNode(*graph, "h"), 1);
+  EXPECT_EQ(opsOfNode(*graph, "a"), 2);
+  EXPECT_EQ(opsOfNode(*graph, "b"), 2);
+  EXPECT_EQ(report->flopsRecompute, 2 * 8192);
+}
+
 TEST(JointGraphTest, ABoundThatIsNoForwardPassIsAnError) {
   std::unique_ptr<Graph> graph = parse(jointChain());
   ASSERT_TRUE(graph);

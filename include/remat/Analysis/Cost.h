@@ -6,7 +6,8 @@
 ///
 /// \file
 /// FLOPs per op from the registry's cost rules, or from the op's `cost`
-/// attribute when it has one (profiled costs override estimates).
+/// attribute when it has one (profiled costs override estimates), and which
+/// ops are expensive to recompute.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +25,17 @@ class Op;
 int64_t opFlops(const Op &op);
 /// Sum of `opFlops` over the schedule.
 int64_t graphFlops(const Graph &graph);
+
+/// FLOPs per result byte up to which an op is cheap to recompute.
+inline constexpr int64_t kCheapFlopsPerByte = 4;
+
+/// Whether recomputing `op` costs much for the bytes it frees: the registry
+/// flags it `expensive` (matmul, convolution), or it is another framework's
+/// op (`extern`, which carries no flags) of more than `kCheapFlopsPerByte`
+/// FLOPs per result byte: PyTorch's convolutions and matmuls, and reductions
+/// to a much smaller result, which PyTorch's partitioner does not recompute
+/// either.
+bool isExpensive(const Op &op);
 
 } // namespace remat
 

@@ -26,6 +26,8 @@
 
 #include "Planning/Chain/LeanRuns.h"
 
+#include "remat/Analysis/Cost.h"
+
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -35,9 +37,6 @@
 
 namespace remat::chain {
 namespace {
-
-/// FLOPs per output byte up to which an op is cheap to rebuild.
-constexpr int64_t kCheapFlopsPerByte = 4;
 
 bool isExpensive(const problem::RematNode &node) {
   int64_t cheapCost = 0;
