@@ -13,17 +13,22 @@
 
 namespace remat {
 
+/// FLOPs of `op` by the registry's rule, whatever its `cost` says.
+static int64_t ruleFlops(const Op &op) {
+  if (!op.def().flops)
+    return 0;
+  llvm::SmallVector<Type, 4> operandTypes = op.operandTypes();
+  llvm::SmallVector<Type, 2> resultTypes = op.resultTypes();
+  return op.def().flops(op.signature(operandTypes), resultTypes);
+}
+
 int64_t opFlops(const Op &op) {
   // The Builder only accepts an int `cost`; anything else falls back to the
   // registry's estimate.
   if (const Attribute *cost = op.findAttr(kCostAttr))
     if (cost->is(AttrKind::Int))
       return cost->asInt();
-  if (!op.def().flops)
-    return 0;
-  llvm::SmallVector<Type, 4> operandTypes = op.operandTypes();
-  llvm::SmallVector<Type, 2> resultTypes = op.resultTypes();
-  return op.def().flops(op.signature(operandTypes), resultTypes);
+  return ruleFlops(op);
 }
 
 int64_t graphFlops(const Graph &graph) {
@@ -42,8 +47,9 @@ bool isExpensive(const Op &op) {
   for (const Type &type : op.resultTypes())
     bytes += type.byteSize();
   int64_t cheapFlops = 0;
+  // FLOPs, not a measured `cost` (nanoseconds with `costs="measured"`).
   return !llvm::MulOverflow(kCheapFlopsPerByte, bytes, cheapFlops) &&
-         opFlops(op) > cheapFlops;
+         ruleFlops(op) > cheapFlops;
 }
 
 } // namespace remat

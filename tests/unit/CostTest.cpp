@@ -47,12 +47,14 @@ TEST(CostTest, ExpensiveOpsAreFlaggedOrExternOnesOverFourFlopsPerByte) {
   // A cheap kind stays cheap whatever its cost attribute says.
   Value *relu = b.op("relu", {mm}, {{"cost", Attribute(int64_t(1 << 20))}},
                      "relu");
-  auto external = [&](int64_t flops, const char *types, const char *name) {
-    return b.op("extern", {relu},
-                {{"fn", Attribute(std::string("aten.f"))},
-                 {"types", Attribute(std::string(types))},
-                 {"flops", Attribute(flops)}},
-                name);
+  auto external = [&](int64_t flops, const char *types, const char *name,
+                      int64_t cost = 0) {
+    AttrList attrs = {{"fn", Attribute(std::string("aten.f"))},
+                      {"types", Attribute(std::string(types))},
+                      {"flops", Attribute(flops)}};
+    if (cost > 0)
+      attrs.push_back({"cost", Attribute(cost)});
+    return b.op("extern", {relu}, std::move(attrs), name);
   };
   // Result bytes: 8 x 8 x 4 = 256, so up to 1024 FLOPs is cheap.
   Value *atLimit = external(1024, "f32[8,8]", "at_limit");
@@ -61,6 +63,8 @@ TEST(CostTest, ExpensiveOpsAreFlaggedOrExternOnesOverFourFlopsPerByte) {
   Value *twoResults = external(1040, "f32[8,8] f32[]", "two_results");
   // A reduction to one float: 256 FLOPs for 4 bytes.
   Value *reduction = external(256, "f32[]", "reduction");
+  // A measured time (`cost`, nanoseconds) says nothing of FLOPs per byte.
+  Value *timed = external(256, "f32[8,8]", "timed", /*cost=*/1 << 20);
   ASSERT_TRUE(b.status().ok()) << b.status();
 
   EXPECT_TRUE(isExpensive(*mm->producer()));
@@ -69,6 +73,8 @@ TEST(CostTest, ExpensiveOpsAreFlaggedOrExternOnesOverFourFlopsPerByte) {
   EXPECT_TRUE(isExpensive(*overLimit->producer()));
   EXPECT_FALSE(isExpensive(*twoResults->producer()));
   EXPECT_TRUE(isExpensive(*reduction->producer()));
+  EXPECT_FALSE(isExpensive(*timed->producer()));
+  EXPECT_EQ(opFlops(*timed->producer()), 1 << 20);
 }
 
 TEST(CostTest, EmptyGraphCostsNothing) {
