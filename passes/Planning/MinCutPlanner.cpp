@@ -11,11 +11,12 @@
 /// "in" and an "out" vertex joined by its bytes; dataflow edges, the
 /// backward pass's reads (to the sink) and the ops that must not be
 /// recomputed (random ones, and `isExpensive` ones, from the source) are
-/// infinite. The forward values whose edge the minimum cut crosses are saved; every other
-/// forward value the backward pass needs is recomputed once, just before the
-/// first backward op that needs it. With a budget, PyTorch's memory-budget
-/// knapsack chooses which expensive values may be recomputed too. The
-/// algorithm and what differs from PyTorch: docs/planners.md#mincut.
+/// infinite. The forward values whose edge the minimum cut crosses are
+/// saved; every other forward value the backward pass needs is recomputed
+/// once, just before the first backward op that needs it. With a budget,
+/// PyTorch's memory-budget knapsack chooses which expensive values may be
+/// recomputed too. The algorithm and what differs from PyTorch:
+/// docs/planners.md#mincut.
 ///
 //===----------------------------------------------------------------------===//
 
@@ -238,9 +239,9 @@ private:
     report(problem, "knapsack", saved, recompute, peak);
     // The knapsack's cut stands even where its estimate is no lower than the
     // default's, as in PyTorch: the estimate keeps each value live over the
-    // node graph's order, which the scheduled graph need not follow (ResNet-50's
-    // joint graph: the default cut estimated at 2.11 GiB peaks at 1.62 GiB
-    // built, a knapsack cut estimated higher at 1.50 GiB).
+    // node graph's order, which the scheduled graph need not follow
+    // (ResNet-50's joint graph: the default cut, estimated at 2.11 GiB, peaks
+    // at 1.62 GiB built; a knapsack cut estimated as high at 1.50 GiB).
     RematPlan plan = planOf(cut, recompute, peak);
     if (peak > budget)
       plan.budgetNotes.push_back(fmt::format(

@@ -32,9 +32,9 @@ inline constexpr int64_t kCheapFlopsPerByte = 4;
 /// Whether recomputing `op` costs much for the bytes it frees: the registry
 /// flags it `expensive` (matmul, convolution), or it is another framework's
 /// op (`extern`, which carries no flags) of more than `kCheapFlopsPerByte`
-/// FLOPs per result byte by its `flops` (a measured `cost` aside): PyTorch's convolutions and matmuls, and reductions
-/// to a much smaller result, which PyTorch's partitioner does not recompute
-/// either.
+/// FLOPs per result byte by its `flops` (a measured `cost` aside): PyTorch's
+/// convolutions and matmuls, and reductions to a much smaller result, which
+/// PyTorch's partitioner does not recompute either.
 bool isExpensive(const Op &op);
 
 } // namespace remat
