@@ -38,6 +38,12 @@ int64_t graphFlops(const Graph &graph) {
   return total;
 }
 
+bool overCheapFlops(int64_t flops, int64_t bytes) {
+  int64_t cheapFlops = 0;
+  return !llvm::MulOverflow(kCheapFlopsPerByte, bytes, cheapFlops) &&
+         flops > cheapFlops;
+}
+
 bool isExpensive(const Op &op) {
   if (op.hasFlag(OpFlagExpensive))
     return true;
@@ -46,10 +52,8 @@ bool isExpensive(const Op &op) {
   int64_t bytes = 0;
   for (const Type &type : op.resultTypes())
     bytes += type.byteSize();
-  int64_t cheapFlops = 0;
   // FLOPs, not a measured `cost` (nanoseconds with `costs="measured"`).
-  return !llvm::MulOverflow(kCheapFlopsPerByte, bytes, cheapFlops) &&
-         ruleFlops(op) > cheapFlops;
+  return overCheapFlops(ruleFlops(op), bytes);
 }
 
 } // namespace remat

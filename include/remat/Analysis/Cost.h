@@ -29,6 +29,10 @@ int64_t graphFlops(const Graph &graph);
 /// FLOPs per result byte up to which an op is cheap to recompute.
 inline constexpr int64_t kCheapFlopsPerByte = 4;
 
+/// Whether `flops` are over `kCheapFlopsPerByte` per byte of `bytes` (a
+/// product past int64 is never exceeded).
+bool overCheapFlops(int64_t flops, int64_t bytes);
+
 /// Whether recomputing `op` costs much for the bytes it frees: the registry
 /// flags it `expensive` (matmul, convolution), or it is another framework's
 /// op (`extern`, which carries no flags) of more than `kCheapFlopsPerByte`

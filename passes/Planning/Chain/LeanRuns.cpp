@@ -29,7 +29,6 @@
 #include "remat/Analysis/Cost.h"
 
 #include "llvm/ADT/STLExtras.h"
-#include "llvm/Support/MathExtras.h"
 
 #include <algorithm>
 #include <limits>
@@ -39,10 +38,7 @@ namespace remat::chain {
 namespace {
 
 bool isExpensive(const problem::RematNode &node) {
-  int64_t cheapCost = 0;
-  return node.bytes > 0 &&
-         !llvm::MulOverflow(kCheapFlopsPerByte, node.bytes, cheapCost) &&
-         node.cost > cheapCost;
+  return node.bytes > 0 && overCheapFlops(node.cost, node.bytes);
 }
 
 /// The run keeping the saved nodes of `nodes` for which `keep` holds (and
