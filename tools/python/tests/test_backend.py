@@ -189,6 +189,35 @@ class BackendTest(unittest.TestCase):
             backward_has_addmm.append("addmm" in backward)
         self.assertEqual(backward_has_addmm, [True, False])
 
+    def test_a_kernel_group_ends_where_a_buffer_dies(self):
+        """Inductor's C++ generator writes a product's sum and an unrelated
+        sine into one function, allocating the sine's buffer while the
+        product's is still held; under the backend's generator the sum's
+        kernel ends its group, the product's buffer is freed and the sine
+        reuses it: one 256 x 256 buffer after the product instead of two."""
+        import contextlib
+        from torch._inductor import config
+        from torch._inductor.codegen import common
+        from torch._inductor.utils import run_and_get_code
+        from remat import backend
+
+        def product_then_sine(x, w, z):
+            return (x @ w).sum(), torch.sin(z) * 2
+
+        x, w, z = (torch.randn(256, 256) for _ in range(3))
+        common.init_backend_registration()
+        registered = common.device_codegens["cpu"]
+        allocations = []
+        for generator in (contextlib.nullcontext(),
+                          backend._frees_between_kernels()):
+            torch._dynamo.reset()
+            with generator, config.patch(fx_graph_cache=False):
+                step = torch.compile(product_then_sine)
+                _, (code,) = run_and_get_code(lambda: step(x, w, z))
+            allocations.append(code.count("empty_strided_cpu((256, 256)"))
+        self.assertEqual(allocations, [2, 1])
+        self.assertIs(common.device_codegens["cpu"], registered)
+
     def test_a_saved_input_from_the_graph_before_is_reported(self):
         # The second graph's first layer saves its input for its weight's
         # gradient; the first graph ends in a linear layer, whose output it
