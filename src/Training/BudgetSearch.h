@@ -221,9 +221,10 @@ private:
   /// Builds `request.planner` (a calibrated planner) at budgets shifted by
   /// what its model missed, bracketing the largest told budget whose graph
   /// fits `request.budget` (required), and returns the best trial: at most
-  /// `request.rounds` plans a search, and a second search where a plan past
-  /// its own model fits (docs/planners.md#chain). A few builds, each
-  /// O(graph).
+  /// `request.rounds` plans a search, a second search where a plan past
+  /// its own model fits (docs/planners.md#chain), and where none fitted as
+  /// many told budgets over the user's (docs/strategies.md#budgets). A few
+  /// builds, each O(graph).
   absl::StatusOr<Trial> tryCalibrated(Base &from, const TrialRequest &request);
   /// Plain autodiff's trial of `from`: unbuilt where it can be, else built
   /// (kept when `keepGraph`) and timed in `from.plainSeconds`.

@@ -151,6 +151,38 @@ TEST(MinCutPlannerTest, TiesRandomOpsToTheSource) {
   measureTraining(*forward, "mincut", "100%", 3);
 }
 
+TEST(MinCutPlannerTest, TheKnapsackRecomputesTheLaterOfTwoTiedValues) {
+  // Two matmuls, each under a sine: without a budget the cut saves %h1 and
+  // %h2 (the matmuls are not recomputed) and recomputes %p1. One byte under
+  // that cut's estimate, one of the two matmuls, equal in FLOPs per byte,
+  // must be recomputed: the later, %h2, whose copy is made later in the
+  // backward.
+  std::unique_ptr<Graph> forward = parsed(R"(graph @two {
+  input %x : f32[4,64]
+  param %w1 : f32[64,64]
+  param %w2 : f32[64,64]
+  %h1 = matmul(%x, %w1)
+  %p1 = sin(%h1)
+  %h2 = matmul(%p1, %w2)
+  %p2 = sin(%h2)
+  %loss = reduce_sum(%p2)
+  output %loss
+})");
+  ASSERT_TRUE(forward);
+  std::unique_ptr<Graph> training;
+  absl::StatusOr<RematPlan> unbounded =
+      planOn(*forward, "mincut", std::nullopt, training);
+  ASSERT_TRUE(unbounded.ok()) << unbounded.status();
+  EXPECT_EQ(copiedNames(*unbounded),
+            (std::vector<std::vector<std::string>>{{"p1"}}));
+  ASSERT_TRUE(unbounded->modelledPeakBytes);
+  absl::StatusOr<RematPlan> plan = planOn(
+      *forward, "mincut", *unbounded->modelledPeakBytes - 1, training);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(copiedNames(*plan),
+            (std::vector<std::vector<std::string>>{{"p1", "h2"}}));
+}
+
 /// opt-ap.remat's chain: plain autodiff peaks at 116 bytes.
 constexpr const char *kChain = R"(graph @chain {
   param %w : f32[4]
