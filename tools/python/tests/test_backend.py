@@ -218,6 +218,37 @@ class BackendTest(unittest.TestCase):
         self.assertEqual(allocations, [2, 1])
         self.assertIs(common.device_codegens["cpu"], registered)
 
+    def test_a_large_buffer_is_not_fused_ahead_of_a_product(self):
+        """A scatter into an 8192 x 64 table reads a tanh that a product,
+        between them in the graph's order, reads too: Inductor's default
+        fuses the scatter into the tanh's kernel and allocates the table
+        before the product; the backend's compiler leaves the scatter after
+        the product, where the order put it."""
+        from torch._inductor import config
+        from torch._inductor.compile_fx import compile_fx, compile_fx_inner
+        from torch._inductor.utils import run_and_get_code
+        from remat import backend
+
+        def scatter_over_a_product(x, w, ids):
+            g = torch.tanh(x)
+            return g @ w, torch.ops.aten.embedding_dense_backward(
+                g, ids, 8192, -1, False)
+
+        x, w = torch.randn(64, 64), torch.randn(64, 64)
+        ids = torch.randint(0, 8192, (64,))
+        table_first = []
+        for inner in (compile_fx_inner, backend._in_plan_order):
+            torch._dynamo.reset()
+            with config.patch(fx_graph_cache=False):
+                step = torch.compile(
+                    scatter_over_a_product,
+                    backend=lambda gm, inputs, inner=inner: compile_fx(
+                        gm, inputs, inner_compile=inner))
+                _, (code,) = run_and_get_code(lambda: step(x, w, ids))
+            table_first.append(code.index("empty_strided_cpu((8192, 64)") <
+                               code.index("extern_kernels.mm("))
+        self.assertEqual(table_first, [True, False])
+
     def test_a_saved_input_from_the_graph_before_is_reported(self):
         # The second graph's first layer saves its input for its weight's
         # gradient; the first graph ends in a linear layer, whose output it
