@@ -74,8 +74,8 @@ HORIZONTAL_REACH = 4
 
 # A kernel that writes at least this many bytes of new buffers is not fused
 # into a producer that remat's order runs before an extern call the kernel
-# runs after (_allocates_ahead_of_a_call): below it, what the fusion saves
-# is worth more than what it holds.
+# runs after (_allocates_ahead_of_a_call); smaller buffers are left to
+# Inductor's fusion.
 AHEAD_OF_A_CALL_BYTES = 1 << 20
 
 
